@@ -1,0 +1,167 @@
+// Package cli is the command line: one file per command, each an options
+// struct, a cobra constructor and a run function that hands its result to
+// the output package.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/buildinfo"
+	"github.com/agentic-debug-mode/debug-mode/internal/client"
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/service"
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+// Exit codes, documented in the README and in `debug-mode --help`.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1 // the operation could not be done (storage, service start)
+	ExitUsage    = 2 // bad command line: unknown command or flag, bad value, removed interface
+	ExitNotFound = 3 // no session with that id
+)
+
+// usageError marks errors that are the caller's command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// env is what every command shares.
+type env struct {
+	out, err io.Writer
+	json     bool
+	client   *client.Client
+	command  string
+}
+
+func (e *env) printer() *output.Printer { return &output.Printer{Out: e.out, Err: e.err, JSON: e.json} }
+
+// connect opens the state root and returns a client to the service.
+func (e *env) connect() (*client.Client, error) {
+	if e.client == nil {
+		c, err := client.New()
+		if err != nil {
+			return nil, err
+		}
+		e.client = c
+	}
+	return e.client, nil
+}
+
+// sessionID validates --session before anything is asked of the service.
+func sessionID(flag string) (string, error) {
+	if flag == "" {
+		return "", usagef("--session is required (list sessions with debug-mode sessions, or start one with debug-mode create)")
+	}
+	id, err := store.ParseID(flag)
+	if err != nil {
+		return "", usagef("--session %q is not a session id; session ids look like 707225a6-8e0f-4db4-b64b-e261bd6a861a (see debug-mode sessions)", flag)
+	}
+	return id, nil
+}
+
+// Main runs the CLI and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == client.ServiceCommand {
+		return service.RunProcess(os.NewFile(3, "ready"))
+	}
+	e := &env{out: stdout, err: stderr}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	if e.client != nil {
+		e.client.Close()
+	}
+	if err == nil {
+		return ExitOK
+	}
+	name := "debug-mode"
+	if cmd != nil {
+		name = strings.TrimPrefix(cmd.CommandPath(), "debug-mode ")
+	}
+	code, kind, msg := classify(err)
+	if code == ExitUsage && cmd != nil && !e.json {
+		msg += "\nRun '" + cmd.CommandPath() + " --help' for usage."
+	}
+	e.printer().Error(name, kind, msg, code)
+	return code
+}
+
+// classify maps an error to its exit code, a stable code word and a message.
+func classify(err error) (int, string, string) {
+	var ue *usageError
+	var ce *client.Error
+	switch {
+	case errors.As(err, &ue):
+		return ExitUsage, "usage", ue.msg
+	case errors.As(err, &ce):
+		switch {
+		case ce.Status == http.StatusNotFound:
+			return ExitNotFound, "not_found", "no session with that id; list sessions with debug-mode sessions --all, or start one with debug-mode create"
+		case ce.Status == http.StatusBadRequest:
+			return ExitUsage, "usage", ce.Msg
+		}
+		return ExitFailure, ce.Code, ce.Msg
+	case isFlagError(err):
+		return ExitUsage, "usage", err.Error()
+	}
+	return ExitFailure, "failure", err.Error()
+}
+
+// isFlagError recognises cobra's and pflag's parse errors, which carry no type.
+func isFlagError(err error) bool {
+	m := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "required flag", "if any flags in the group"} {
+		if strings.Contains(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "debug-mode",
+		Short: "Runtime evidence for coding agents debugging a program",
+		Long: `debug-mode gives a coding agent runtime evidence while it debugs a program.
+
+Create a session, paste the language template's probes into the code (each in
+its own "agent log" region), reproduce the bug, then read back the validated,
+redacted events. Repeat reset → reproduce → read until the evidence proves the
+fix, then remove the probes.
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session.`,
+		Version:       buildinfo.FullVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetVersionTemplate("debug-mode {{.Version}}\n")
+	root.PersistentFlags().BoolVar(&e.json, "json", false, "print one JSON envelope instead of text (for programs; agents read the text)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%s", err.Error()) })
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(
+		newCreateCmd(e),
+		newResetCmd(e),
+		newStatusCmd(e),
+		newSessionsCmd(e),
+		newCleanCmd(e),
+		newStopCmd(e),
+	)
+	addRemovedCommands(root)
+	return root
+}

@@ -1,0 +1,129 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/service"
+)
+
+// Create renders the contract's block: the heading and three lines.
+func Create(w io.Writer, in service.SessionInfo) {
+	fmt.Fprintf(w, "SESSION CREATED\nSession ID   %s\nIngest URL   %s\nAppend Path  %s\n", in.SessionID, in.IngestURL, in.AppendPath)
+}
+
+// Reset renders a reset: the new cycle and the endpoints valid now.
+func Reset(w io.Writer, in service.SessionInfo) {
+	fmt.Fprintf(w, "SESSION RESET\nSession ID   %s\nCycle        %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL   %s\nAppend Path  %s\n",
+		in.SessionID, in.Cycle, in.IngestURL, in.AppendPath)
+	if in.IngestURLChanged {
+		fmt.Fprintf(w, "\nWARNING: the Ingest URL changed (it was %s). Replace __INGEST_URL__ in the helper with the URL above before reproducing.\n", in.PreviousURL)
+	}
+}
+
+// Status renders evidence health and every stored diagnostic.
+func Status(w io.Writer, in service.StatusInfo) {
+	t := table(w)
+	fmt.Fprintln(t, "SESSION STATUS")
+	fmt.Fprintf(t, "Session ID\t%s\n", in.SessionID)
+	fmt.Fprintf(t, "Cycle\t%d (evidence version %s)\n", in.Epoch, in.Version)
+	ev := plural(in.Events, "event", "events")
+	if len(in.Hypotheses) > 0 {
+		parts := make([]string, len(in.Hypotheses))
+		for i, h := range in.Hypotheses {
+			parts[i] = fmt.Sprintf("%s %d", h.ID, h.Events)
+		}
+		ev += " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintf(t, "Events\t%s\n", ev)
+	if in.Events > 0 {
+		fmt.Fprintf(t, "Time span\t%s – %s UTC\n", UTCMillis(in.FirstTimestamp), UTCMillis(in.LastTimestamp)[11:])
+	}
+	fmt.Fprintf(t, "Rejected\t%s\n", plural(in.Rejected, "record", "records"))
+	if in.RedactedEvents > 0 {
+		fmt.Fprintf(t, "Redacted\t%s had secret-looking values replaced before storage\n", plural(in.RedactedEvents, "event", "events"))
+	}
+	if in.PendingBytes > 0 {
+		fmt.Fprintf(t, "Waiting\tan incomplete record of %d bytes has no newline yet (still being written, or the helper did not end it with a newline)\n", in.PendingBytes)
+	}
+	t.Flush()
+
+	var warnings []string
+	if in.IngestURLChanged {
+		warnings = append(warnings, fmt.Sprintf("the Ingest URL changed from %s to %s: probes using the old URL cannot deliver; run debug-mode reset --session %s and update __INGEST_URL__", in.PreviousURL, in.IngestURL, in.SessionID))
+	}
+	if in.Events == 0 && in.Rejected == 0 {
+		warnings = append(warnings, "no evidence yet: the probes did not run, the program was not rebuilt or restarted, or the helper points elsewhere. Run debug-mode reset --session "+in.SessionID+" to print the Ingest URL and Append Path the helper must use, then reproduce")
+	}
+	if in.Rejected > 0 {
+		warnings = append(warnings, "some records were rejected; each diagnostic below says why and where. Fix the call site and reproduce")
+	}
+	for _, s := range warnings {
+		fmt.Fprintln(w, "\nWARNING: "+s)
+	}
+
+	if len(in.Diagnostics) == 0 {
+		fmt.Fprintln(w, "\nDIAGNOSTICS none")
+		return
+	}
+	fmt.Fprintf(w, "\nDIAGNOSTICS (%d", len(in.Diagnostics))
+	if in.DiagnosticsOmitted > 0 {
+		fmt.Fprintf(w, " shown, %d more not kept", in.DiagnosticsOmitted)
+	}
+	fmt.Fprintln(w, ")")
+	t = table(w)
+	fmt.Fprintln(t, "#\tTIME\tSOURCE\tLEVEL\tPOSITION\tREASON")
+	for i, d := range in.Diagnostics {
+		tm := "-"
+		if d.ReceivedAt > 0 {
+			tm = UTCMillis(d.ReceivedAt)[11:]
+		}
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, tm, d.Source, d.Level, d.Position, oneLine(d.Reason))
+		if d.Excerpt != "" {
+			fmt.Fprintf(t, "\t\t\t\texcerpt\t%s\n", oneLine(d.Excerpt))
+		}
+	}
+	t.Flush()
+}
+
+// Sessions renders the session list.
+func Sessions(w io.Writer, in service.SessionList, all bool) {
+	scope := "today (local time), newest first"
+	if all {
+		scope = "all, newest first"
+	}
+	if len(in.Sessions) == 0 {
+		fmt.Fprintf(w, "SESSIONS %s: none\n", scope)
+		if !all {
+			fmt.Fprintln(w, "Older sessions: debug-mode sessions --all. New session: debug-mode create")
+		}
+		return
+	}
+	fmt.Fprintf(w, "SESSIONS %s\n", scope)
+	t := table(w)
+	fmt.Fprintln(t, "SESSION ID\tCREATED\tEVENTS")
+	for _, s := range in.Sessions {
+		fmt.Fprintf(t, "%s\t%s\t%d\n", s.SessionID, LocalSeconds(s.CreatedAt), s.Events)
+	}
+	t.Flush()
+	if in.Omitted > 0 {
+		fmt.Fprintf(w, "%d shown, %d more: debug-mode sessions --all\n", len(in.Sessions), in.Omitted)
+	} else if !all {
+		fmt.Fprintln(w, "Older sessions: debug-mode sessions --all")
+	}
+}
+
+// Clean renders a deleted session.
+func Clean(w io.Writer, id string) {
+	fmt.Fprintf(w, "SESSION CLEANED\nSession ID   %s\nIts evidence, diagnostics and metadata are deleted.\n", id)
+}
+
+// Stop renders the result of stop.
+func Stop(w io.Writer, wasRunning bool) {
+	if wasRunning {
+		fmt.Fprintln(w, "STOPPED\nSessions are kept; the next debug-mode command starts things again.")
+		return
+	}
+	fmt.Fprintln(w, "NOT RUNNING\nNothing to stop; sessions are kept.")
+}

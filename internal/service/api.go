@@ -1,0 +1,57 @@
+package service
+
+import "github.com/agentic-debug-mode/debug-mode/internal/store"
+
+// Wire types of the control API, shared by the service and the CLI client.
+
+// BuildHeader carries the caller's build identity on every control request;
+// a service of another build answers 409 so the caller replaces it.
+const BuildHeader = "X-Debug-Mode-Build"
+
+// Health is the answer to GET /v1/health.
+type Health struct {
+	Build   string `json:"build"`
+	Version string `json:"version"`
+	PID     int    `json:"pid"`
+	Port    int    `json:"port"`
+}
+
+// SessionInfo is what create and reset return.
+type SessionInfo struct {
+	SessionID        string `json:"sessionId"`
+	CreatedAt        int64  `json:"createdAt"`
+	Cycle            int64  `json:"cycle"`
+	IngestURL        string `json:"ingestUrl"`
+	AppendPath       string `json:"appendPath"`
+	IngestURLChanged bool   `json:"ingestUrlChanged"`
+	PreviousURL      string `json:"previousIngestUrl,omitempty"`
+}
+
+// StatusInfo is the answer to GET /v1/sessions/{id}/status.
+type StatusInfo struct {
+	store.Status
+	IngestURL        string `json:"ingestUrl"`
+	AppendPath       string `json:"appendPath"`
+	IngestURLChanged bool   `json:"ingestUrlChanged"`
+	PreviousURL      string `json:"previousIngestUrl,omitempty"`
+}
+
+// SessionList is the answer to GET /v1/sessions.
+type SessionList struct {
+	Sessions []store.Summary `json:"sessions"`
+	Total    int             `json:"total"`
+	Omitted  int             `json:"omitted"`
+}
+
+// IngestResult is the answer to POST /ingest/{id}.
+type IngestResult struct {
+	Accepted int    `json:"accepted"`
+	Rejected int    `json:"rejected"`
+	Error    string `json:"error,omitempty"`
+}
+
+// APIError is the body of every control error.
+type APIError struct {
+	Error string `json:"error"`
+	Code  string `json:"code"` // not_found, bad_request, build_mismatch, unauthorized, forbidden, internal
+}

@@ -1,0 +1,162 @@
+package service
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"golang.org/x/net/netutil"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+func limitListener(ln net.Listener, n int) net.Listener { return netutil.LimitListener(ln, n) }
+
+// control builds the control API routes once per server.
+func (s *Server) control() *http.ServeMux {
+	s.muxOnce.Do(func() {
+		m := http.NewServeMux()
+		m.HandleFunc("GET /v1/health", s.handleHealth)
+		m.HandleFunc("POST /v1/stop", s.handleStop)
+		m.HandleFunc("POST /v1/sessions", s.handleCreate)
+		m.HandleFunc("GET /v1/sessions", s.handleList)
+		m.HandleFunc("POST /v1/sessions/{id}/reset", s.handleReset)
+		m.HandleFunc("GET /v1/sessions/{id}/status", s.handleStatus)
+		m.HandleFunc("DELETE /v1/sessions/{id}", s.handleClean)
+		s.mux = m
+	})
+	return s.mux
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, Health{Build: s.cfg.Build, Version: s.cfg.Version, PID: pid, Port: s.port})
+}
+
+func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]bool{"stopping": true})
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	s.cfg.Log.Printf("stop requested")
+	go func() { time.Sleep(10 * time.Millisecond); s.Stop() }()
+}
+
+func (s *Server) info(sess *store.Session) SessionInfo {
+	m := sess.Meta()
+	cur := s.IngestURL(m.SessionID)
+	return SessionInfo{SessionID: m.SessionID, CreatedAt: m.CreatedAt, Cycle: m.Epoch, IngestURL: cur,
+		AppendPath: sess.AppendPath(), IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur)}
+}
+
+func changedFrom(prev, cur string) string {
+	if prev != "" && prev != cur {
+		return prev
+	}
+	return ""
+}
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.store.Create()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	info := s.info(sess)
+	if err := sess.SetIngestURL(info.IngestURL); err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, info)
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	var since time.Time
+	if v := r.URL.Query().Get("since"); v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			writeErr(w, http.StatusBadRequest, "bad_request", "since must be epoch milliseconds")
+			return
+		}
+		since = time.UnixMilli(ms)
+	}
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	all, err := s.store.List(since)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := SessionList{Sessions: all, Total: len(all)}
+	if limit > 0 && len(all) > limit {
+		out.Sessions, out.Omitted = all[:limit], len(all)-limit
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) *store.Session {
+	sess, err := s.store.Get(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return nil
+	}
+	return sess
+}
+
+func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	if _, err := sess.Reset(); err != nil {
+		s.fail(w, err)
+		return
+	}
+	info := s.info(sess)
+	if err := sess.SetIngestURL(info.IngestURL); err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	st, err := sess.Status()
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	info := s.info(sess)
+	writeJSON(w, http.StatusOK, StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath,
+		IngestURLChanged: info.IngestURLChanged, PreviousURL: info.PreviousURL})
+}
+
+func (s *Server) handleClean(w http.ResponseWriter, r *http.Request) {
+	id, err := store.ParseID(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if err := s.store.Clean(id); err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"sessionId": id})
+}
+
+// fail maps store errors to API errors; internals go to the log only.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrBadID):
+		writeErr(w, http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, store.ErrNotFound):
+		writeErr(w, http.StatusNotFound, "not_found", "no session with that id")
+	default:
+		s.cfg.Log.Printf("error: %v", err)
+		writeErr(w, http.StatusInternalServerError, "internal", "the evidence store failed; see debug-mode status, or try again")
+	}
+}

@@ -1,0 +1,128 @@
+package spool
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func appendTo(t *testing.T, f *os.File, s string) {
+	t.Helper()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lineTexts(lines []Line) []string {
+	var out []string
+	for _, l := range lines {
+		s := string(l.Data)
+		if l.Oversize {
+			s = "OVERSIZE:" + s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestReadCompleteLinesOnly(t *testing.T) {
+	f, err := os.OpenFile(filepath.Join(t.TempDir(), "incoming.ndjson"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := &Reader{MaxLine: 16}
+	appendTo(t, f, "a\nbb\r\nccc")
+	lines, pos, _, err := r.Read(f, Position{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(lineTexts(lines), "|"); got != "a|bb\r" {
+		t.Fatalf("lines = %q", got)
+	}
+	if pos.Offset != 6 || pos.Lines != 2 {
+		t.Fatalf("pos = %+v, want offset 6, 2 lines", pos)
+	}
+	if lines[1].Number != 2 || lines[1].Offset != 2 {
+		t.Fatalf("second line numbered %d at %d", lines[1].Number, lines[1].Offset)
+	}
+	if n := Pending(f, pos); n != 3 {
+		t.Fatalf("pending = %d, want 3", n)
+	}
+	// The partial line is handed out only once it is complete.
+	lines, pos, _, _ = r.Read(f, pos)
+	if len(lines) != 0 {
+		t.Fatalf("partial line handed out: %q", lineTexts(lines))
+	}
+	appendTo(t, f, "c\n")
+	lines, pos, _, _ = r.Read(f, pos)
+	if got := strings.Join(lineTexts(lines), "|"); got != "cccc" || lines[0].Number != 3 {
+		t.Fatalf("lines = %q", got)
+	}
+	if Pending(f, pos) != 0 {
+		t.Fatal("nothing should be pending")
+	}
+}
+
+func TestOversizeLineReportedOnceAndSkipped(t *testing.T) {
+	f, _ := os.OpenFile(filepath.Join(t.TempDir(), "s"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	defer f.Close()
+	r := &Reader{MaxLine: 8, Chunk: 8}
+	// An oversize line still being written: reported once, then skipped
+	// through its newline however it grows.
+	appendTo(t, f, "0123456789abcdef")
+	lines, pos, _, _ := r.Read(f, Position{})
+	if got := lineTexts(lines); len(got) != 1 || got[0] != "OVERSIZE:01234567" {
+		t.Fatalf("lines = %q", got)
+	}
+	if !pos.Skipping {
+		t.Fatal("reader should be skipping the rest of the oversize line")
+	}
+	appendTo(t, f, "more and more")
+	lines, pos, _, _ = r.Read(f, pos)
+	if len(lines) != 0 || !pos.Skipping {
+		t.Fatalf("still inside the oversize line: %q %+v", lineTexts(lines), pos)
+	}
+	appendTo(t, f, "end\nok\n")
+	var all []Line
+	for {
+		lines, next, _, _ := r.Read(f, pos)
+		all = append(all, lines...)
+		if next == pos {
+			break
+		}
+		pos = next
+	}
+	if got := strings.Join(lineTexts(all), "|"); got != "ok" {
+		t.Fatalf("after skipping: %q", got)
+	}
+	if all[0].Number != 2 {
+		t.Fatalf("line after the oversize one is line %d, want 2", all[0].Number)
+	}
+}
+
+func TestCompleteOversizeLine(t *testing.T) {
+	f, _ := os.OpenFile(filepath.Join(t.TempDir(), "s"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	defer f.Close()
+	r := &Reader{MaxLine: 4}
+	appendTo(t, f, "123456789\nab\n")
+	lines, _, _, _ := r.Read(f, Position{})
+	if got := strings.Join(lineTexts(lines), "|"); got != "OVERSIZE:1234|ab" {
+		t.Fatalf("lines = %q", got)
+	}
+}
+
+func TestTruncatedFileIsReadAgain(t *testing.T) {
+	f, _ := os.OpenFile(filepath.Join(t.TempDir(), "s"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	defer f.Close()
+	r := &Reader{MaxLine: 64}
+	appendTo(t, f, "one\ntwo\n")
+	_, pos, _, _ := r.Read(f, Position{})
+	f.Truncate(0)
+	appendTo(t, f, "x\n")
+	lines, _, truncated, _ := r.Read(f, pos)
+	if !truncated || len(lines) != 1 || string(lines[0].Data) != "x" {
+		t.Fatalf("truncated=%v lines=%q", truncated, lineTexts(lines))
+	}
+}

@@ -1,0 +1,241 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
+)
+
+// Sources of evidence, named in diagnostics.
+const (
+	SourceHTTP  = "http"
+	SourceFile  = "file"
+	SourceStore = "store"
+)
+
+// ErrEmptyBody means an HTTP ingest request carried no record at all.
+var ErrEmptyBody = errors.New("the request body holds no NDJSON record")
+
+// Diagnostic is one bounded, redacted report about evidence that was refused
+// or changed on its way in.
+type Diagnostic struct {
+	Source     string `json:"source"` // http, file or store
+	Level      string `json:"level"`  // rejected or warning
+	Reason     string `json:"reason"`
+	Position   string `json:"position"`
+	Excerpt    string `json:"excerpt,omitempty"`
+	ReceivedAt int64  `json:"receivedAt"`
+}
+
+// item is one record line on its way through the shared pipeline.
+type item struct {
+	data     []byte
+	line     int64 // 1-based line in the request or the append path
+	offset   int64 // byte offset in the append path (file source)
+	oversize bool
+}
+
+func position(source string, it item) string {
+	if source == SourceFile {
+		return fmt.Sprintf("append path line %d (byte %d)", it.line, it.offset)
+	}
+	return fmt.Sprintf("line %d of an HTTP request", it.line)
+}
+
+// IngestHTTP validates, redacts, numbers and stores the records of one
+// NDJSON request body. The records are on disk before it returns, so an
+// acknowledged record survives the service being killed.
+func (s *Session) IngestHTTP(body []byte) (accepted, rejected int, err error) {
+	var items []item
+	evidence.SplitLines(body, func(n int, line []byte) bool {
+		items = append(items, item{data: line, line: int64(n)})
+		return true
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, 0, ErrNotFound
+	}
+	if len(items) == 0 {
+		s.addDiag(Diagnostic{Source: SourceHTTP, Level: "rejected", Reason: "empty request body; send one JSON object per line", Position: "HTTP request"})
+		if err := s.flushDiags(); err != nil {
+			return 0, 0, err
+		}
+		return 0, 0, ErrEmptyBody
+	}
+	accepted, rejected, err = s.ingest(SourceHTTP, items)
+	if accepted > 0 || rejected > 0 {
+		s.st.activity()
+	}
+	return accepted, rejected, err
+}
+
+// DrainSpool takes in every complete line already in the append path. Each
+// batch is bracketed by checkpoints so a crash mid-batch can be settled.
+func (s *Session) DrainSpool() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrNotFound
+	}
+	for {
+		lines, next, truncated, err := s.reader.Read(s.incoming, s.ck.Spool)
+		if err != nil {
+			return err
+		}
+		if truncated {
+			s.addDiag(Diagnostic{Source: SourceFile, Level: "warning",
+				Reason:   "the append path was truncated by another program; reading it again from its start",
+				Position: "append path line 1 (byte 0)"})
+		}
+		if len(lines) == 0 {
+			if next != s.ck.Spool || truncated {
+				s.ck.Spool = next
+				if err := s.flushDiags(); err != nil {
+					return err
+				}
+				return s.saveCheckpoint()
+			}
+			return nil
+		}
+		items := make([]item, len(lines))
+		for i, ln := range lines {
+			items[i] = item{data: ln.Data, line: ln.Number, offset: ln.Offset, oversize: ln.Oversize}
+		}
+		s.ck.Pending = &pendingBatch{EventsStart: s.eventsSz, DiagStart: s.diagSz, From: s.ck.Spool, To: next}
+		if err := s.saveCheckpoint(); err != nil {
+			return err
+		}
+		if _, _, err := s.ingest(SourceFile, items); err != nil {
+			return err
+		}
+		s.ck.Spool, s.ck.Pending = next, nil
+		if err := s.saveCheckpoint(); err != nil {
+			return err
+		}
+		s.st.activity()
+	}
+}
+
+// ingest is the one pipeline both transports share: validate and redact
+// each line, number the accepted ones, append them in one write, then append
+// the diagnostics. Caller holds s.mu.
+func (s *Session) ingest(source string, items []item) (accepted, rejected int, err error) {
+	now := s.st.now().UnixMilli()
+	buf := s.lineBuf[:0]
+	seq := s.stats.events
+	type counted struct {
+		hyp      string
+		ts       int64
+		redacted bool
+	}
+	var added []counted
+	for _, it := range items {
+		if it.oversize {
+			rejected++
+			s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
+				Reason:  fmt.Sprintf("record longer than %d bytes; keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
+				Excerpt: excerpt(it.data)})
+			continue
+		}
+		rec, rej := evidence.Normalize(it.data, evidence.DefaultLimits)
+		if rej != nil {
+			rejected++
+			s.addDiag(Diagnostic{Source: source, Level: "rejected", Reason: rej.Reason, Position: position(source, it), Excerpt: rej.Excerpt, ReceivedAt: now})
+			continue
+		}
+		for _, f := range rec.Dropped {
+			if !s.stats.dropped[f] && len(s.stats.dropped) < 64 {
+				s.stats.dropped[f] = true
+				s.addDiag(Diagnostic{Source: source, Level: "warning", ReceivedAt: now, Position: position(source, it),
+					Reason: fmt.Sprintf("field %q is not part of the event and was not stored (reported once per cycle); the record itself was accepted", truncateRunes(f, 64))})
+			}
+		}
+		seq++
+		buf = evidence.AppendStored(buf, s.eventID(seq), seq, now, &rec)
+		added = append(added, counted{rec.HypothesisID, rec.Timestamp, rec.Redactions > 0})
+		accepted++
+	}
+	s.lineBuf = buf[:0]
+	if len(buf) > 0 {
+		if _, err := s.events.Write(buf); err != nil {
+			// Put the file back as it was; nothing of this batch was accepted.
+			s.events.Truncate(s.eventsSz)
+			s.diagBuf = s.diagBuf[:0]
+			return 0, 0, fmt.Errorf("storing evidence: %w", err)
+		}
+		s.eventsSz += int64(len(buf))
+		for _, c := range added {
+			s.count(c.hyp, c.ts, now, c.redacted)
+		}
+	}
+	return accepted, rejected, s.flushDiags()
+}
+
+func (s *Session) eventID(seq int64) string {
+	b := make([]byte, 0, 32)
+	b = append(b, "evt_"...)
+	b = append(b, s.idPrefix...)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, seq, 10)
+	return string(b)
+}
+
+// addDiag queues a diagnostic; past MaxDiagnostics per cycle it is only
+// counted. Caller holds s.mu and calls flushDiags.
+func (s *Session) addDiag(d Diagnostic) {
+	if d.Level == "rejected" {
+		s.stats.rejected++
+	} else {
+		s.stats.warnings++
+	}
+	if s.stats.diagnostics >= MaxDiagnostics {
+		s.ck.Suppressed++
+		return
+	}
+	s.stats.diagnostics++
+	d.Reason = truncateRunes(d.Reason, 400)
+	b, _ := jsonMarshal(d)
+	s.diagBuf = append(append(s.diagBuf, b...), '\n')
+}
+
+func (s *Session) flushDiags() error {
+	if len(s.diagBuf) == 0 {
+		return nil
+	}
+	n, err := s.diags.Write(s.diagBuf)
+	s.diagSz += int64(n)
+	s.diagBuf = s.diagBuf[:0]
+	return err
+}
+
+// excerpt is a short, valid-UTF-8, redacted prefix of a refused line.
+func excerpt(b []byte) string {
+	const limit = 200
+	if len(b) > limit {
+		b = b[:limit]
+	}
+	t := []rune{}
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		t = append(t, r)
+		b = b[n:]
+	}
+	out, _ := evidence.RedactText(string(t))
+	return out
+}
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+

@@ -1,0 +1,433 @@
+package store
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
+	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/spool"
+	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
+)
+
+// MaxDiagnostics bounds the diagnostics kept per reset cycle; later ones are
+// only counted.
+const MaxDiagnostics = 1000
+
+// checkpoint is the spool state, replaced atomically. Pending marks a spool
+// batch being written, so recovery after a crash neither loses nor repeats it.
+type checkpoint struct {
+	Spool      spool.Position `json:"spool"`
+	Pending    *pendingBatch  `json:"pending,omitempty"`
+	Suppressed int64          `json:"suppressedDiagnostics,omitempty"`
+}
+
+type pendingBatch struct {
+	EventsStart int64          `json:"eventsStart"`
+	DiagStart   int64          `json:"diagStart"`
+	From        spool.Position `json:"from"`
+	To          spool.Position `json:"to"`
+}
+
+// Session is one loaded session. Its mutex serialises every write, which is
+// what keeps sequence numbers gapless and lines whole.
+type Session struct {
+	st  *Store
+	id  string
+	dir string
+
+	mu       sync.Mutex
+	closed   bool
+	meta     Meta
+	events   *os.File
+	eventsSz int64
+	diags    *os.File
+	diagSz   int64
+	incoming *os.File
+	ck       checkpoint
+	reader   spool.Reader
+	idPrefix string
+	stats    stats
+	lineBuf  []byte
+	diagBuf  []byte
+}
+
+// stats are derived from the evidence file on load and kept current after.
+type stats struct {
+	events      int64
+	byHyp       map[string]int64
+	redacted    int64 // events that had something redacted
+	rejected    int64 // records refused (stored diagnostics + suppressed)
+	warnings    int64
+	diagnostics int64 // stored diagnostic lines
+	firstTS     int64
+	lastTS      int64
+	lastRecv    int64
+	dropped     map[string]bool // dropped field names already reported this cycle
+}
+
+func newStats() stats { return stats{byHyp: map[string]int64{}, dropped: map[string]bool{}} }
+
+func loadSession(st *Store, id string) (*Session, error) {
+	s := &Session{st: st, id: id, dir: statedir.SessionDir(id)}
+	s.reader.MaxLine = evidence.DefaultLimits.MaxRecordBytes
+	if err := readJSON(st.root, s.path(statedir.MetaFile), &s.meta); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("session %s metadata: %w", id, err)
+	}
+	var err error
+	open := func(name string) (*os.File, int64) {
+		if err != nil {
+			return nil, 0
+		}
+		var f *os.File
+		f, err = st.root.OpenFile(s.path(name), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, 0
+		}
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err != nil {
+			return f, 0
+		}
+		return f, fi.Size()
+	}
+	s.events, s.eventsSz = open(statedir.EventsFile)
+	s.diags, s.diagSz = open(statedir.DiagnosticsFile)
+	s.incoming, _ = open(statedir.IncomingFile)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	if err := readJSON(st.root, s.path(statedir.CheckpointFile), &s.ck); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.close()
+		return nil, err
+	}
+	s.idPrefix = randomPrefix()
+	if err := s.recover(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) path(name string) string { return s.dir + "/" + name }
+
+// ID is the session id.
+func (s *Session) ID() string { return s.id }
+
+// Meta returns the session metadata.
+func (s *Session) Meta() Meta {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.meta
+}
+
+// AppendPath is the absolute path of the session's append path.
+func (s *Session) AppendPath() string {
+	return s.st.root.Path() + "/" + s.path(statedir.IncomingFile)
+}
+
+// recover repairs a torn last line, finishes or rolls forward an interrupted
+// spool batch, and rebuilds the statistics from the evidence file.
+func (s *Session) recover() error {
+	s.stats = newStats()
+	if err := s.repairTail(s.events, &s.eventsSz, "evidence"); err != nil {
+		return err
+	}
+	if err := s.repairTail(s.diags, &s.diagSz, "diagnostics"); err != nil {
+		return err
+	}
+	if p := s.ck.Pending; p != nil {
+		if err := s.finishPending(p); err != nil {
+			return err
+		}
+	}
+	return s.rescan()
+}
+
+// repairTail sets aside an incomplete last line, left by a crash mid-write,
+// and reports it instead of dropping it silently.
+func (s *Session) repairTail(f *os.File, size *int64, what string) error {
+	if *size == 0 {
+		return nil
+	}
+	const window = 128 << 10
+	start := max(*size-window, 0)
+	buf := make([]byte, *size-start)
+	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+		return err
+	}
+	if buf[len(buf)-1] == '\n' {
+		return nil
+	}
+	cut := start + int64(bytes.LastIndexByte(buf, '\n')+1)
+	if cut == start && start > 0 {
+		cut = start // an oversized torn tail: keep what the window saw
+	}
+	torn, err := s.st.root.OpenFile(s.path(statedir.TornFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	tail := buf[cut-start:]
+	torn.Write(append(append([]byte{}, tail...), '\n'))
+	torn.Close()
+	if err := f.Truncate(cut); err != nil {
+		return err
+	}
+	*size = cut
+	if what == "evidence" {
+		s.addDiag(Diagnostic{Source: "store", Level: "warning",
+			Reason:   fmt.Sprintf("an incomplete record (%d bytes) at the end of the stored evidence was set aside after an interruption", len(tail)),
+			Position: "end of the stored evidence",
+			Excerpt:  excerpt(tail)})
+		return s.flushDiags()
+	}
+	return nil
+}
+
+// finishPending settles a spool batch that was being written when the
+// service stopped: records already stored are not stored again, and the spool
+// resumes right after the last line whose outcome is on disk.
+func (s *Session) finishPending(p *pendingBatch) error {
+	written := int64(0)
+	if s.eventsSz > p.EventsStart {
+		buf := make([]byte, s.eventsSz-p.EventsStart)
+		if _, err := s.events.ReadAt(buf, p.EventsStart); err != nil && err != io.EOF {
+			return err
+		}
+		written = int64(bytes.Count(buf, []byte{'\n'}))
+	}
+	diagsWritten := s.diagSz > p.DiagStart
+	pos := p.From
+	if written > 0 || diagsWritten {
+		// Walk the batch again; accepted lines already stored are skipped.
+		for pos.Offset < p.To.Offset {
+			lines, next, _, err := s.reader.Read(s.incoming, pos)
+			if err != nil {
+				return err
+			}
+			if len(lines) == 0 {
+				break
+			}
+			stop := false
+			for _, ln := range lines {
+				if written == 0 {
+					stop = true
+					next = spool.Position{Offset: ln.Offset, Lines: ln.Number - 1}
+					break
+				}
+				if _, rej := evidence.Normalize(ln.Data, evidence.DefaultLimits); rej == nil && !ln.Oversize {
+					written--
+				}
+			}
+			pos = next
+			if stop || next.Offset >= p.To.Offset {
+				break
+			}
+		}
+		if diagsWritten && pos.Offset < p.To.Offset {
+			pos = p.To // the batch's diagnostics were written after its events: all of it is on disk
+		}
+	}
+	s.ck.Spool = pos
+	s.ck.Pending = nil
+	return s.saveCheckpoint()
+}
+
+// rescan rebuilds statistics by reading the evidence and diagnostics files.
+func (s *Session) rescan() error {
+	s.stats = newStats()
+	if err := scanLines(s.events, s.eventsSz, func(line []byte) {
+		h, ok := scanEventHead(line)
+		if !ok {
+			return
+		}
+		s.count(h.hypothesisID, h.timestamp, h.receivedAt, bytes.Contains(line, []byte(`[REDACTED`)))
+	}); err != nil {
+		return err
+	}
+	if err := scanLines(s.diags, s.diagSz, func(line []byte) {
+		var d Diagnostic
+		if json.Unmarshal(line, &d) != nil {
+			return
+		}
+		s.stats.diagnostics++
+		if d.Level == "rejected" {
+			s.stats.rejected++
+		} else {
+			s.stats.warnings++
+		}
+	}); err != nil {
+		return err
+	}
+	s.stats.rejected += s.ck.Suppressed
+	return nil
+}
+
+func (s *Session) count(hyp string, ts, recv int64, redacted bool) {
+	st := &s.stats
+	st.events++
+	st.byHyp[hyp]++
+	if redacted {
+		st.redacted++
+	}
+	if st.firstTS == 0 || ts < st.firstTS {
+		st.firstTS = ts
+	}
+	if ts > st.lastTS {
+		st.lastTS = ts
+	}
+	if recv > st.lastRecv {
+		st.lastRecv = recv
+	}
+}
+
+// Reset starts a new evidence cycle: events, diagnostics, spool and sequence
+// are cleared; the id and append path stay; the epoch moves on so anything
+// read before is recognisably stale.
+func (s *Session) Reset() (Meta, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Meta{}, ErrNotFound
+	}
+	s.meta.Epoch++
+	if err := writeJSON(s.st.root, s.path(statedir.MetaFile), s.meta); err != nil {
+		return Meta{}, err
+	}
+	for _, f := range []*os.File{s.events, s.diags, s.incoming} {
+		if err := f.Truncate(0); err != nil {
+			return Meta{}, err
+		}
+	}
+	s.eventsSz, s.diagSz = 0, 0
+	s.ck = checkpoint{}
+	if err := s.saveCheckpoint(); err != nil {
+		return Meta{}, err
+	}
+	s.stats = newStats()
+	s.idPrefix = randomPrefix()
+	return s.meta, nil
+}
+
+// SetIngestURL records the Ingest URL last shown for this session, so a later
+// change of endpoint can be pointed out.
+func (s *Session) SetIngestURL(u string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.meta.IngestURL == u {
+		return nil
+	}
+	s.meta.IngestURL = u
+	return writeJSON(s.st.root, s.path(statedir.MetaFile), s.meta)
+}
+
+// HypothesisCount is the number of events carrying one label.
+type HypothesisCount struct {
+	ID     string `json:"id"`
+	Events int64  `json:"events"`
+}
+
+// Status is a session's evidence health.
+type Status struct {
+	SessionID          string                `json:"sessionId"`
+	CreatedAt          int64                 `json:"createdAt"`
+	Epoch              int64                 `json:"cycle"`
+	Version            string                `json:"evidenceVersion"`
+	Events             int64                 `json:"events"`
+	Hypotheses         []HypothesisCount     `json:"hypotheses"`
+	RedactedEvents     int64                 `json:"redactedEvents"`
+	Rejected           int64                 `json:"rejectedRecords"`
+	Warnings           int64                 `json:"warnings"`
+	FirstTimestamp     int64                 `json:"firstTimestamp,omitempty"`
+	LastTimestamp      int64                 `json:"lastTimestamp,omitempty"`
+	LastReceivedAt     int64                 `json:"lastReceivedAt,omitempty"`
+	PendingBytes       int64                 `json:"incompleteRecordBytes"`
+	Diagnostics        []Diagnostic `json:"diagnostics"`
+	DiagnosticsOmitted int64                 `json:"diagnosticsOmitted"`
+	LastShownIngestURL string                `json:"-"`
+}
+
+// Version names the evidence a reader saw: the reset cycle and the last
+// sequence. Two reads with the same version saw the same evidence.
+func Version(epoch, events int64) string { return fmt.Sprintf("%d.%d", epoch, events) }
+
+// Status drains the spool, then reports evidence health and every stored
+// diagnostic.
+func (s *Session) Status() (Status, error) {
+	if err := s.DrainSpool(); err != nil {
+		return Status{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Status{}, ErrNotFound
+	}
+	st := Status{
+		SessionID: s.id, CreatedAt: s.meta.CreatedAt, Epoch: s.meta.Epoch,
+		Version: Version(s.meta.Epoch, s.stats.events), Events: s.stats.events,
+		RedactedEvents: s.stats.redacted, Rejected: s.stats.rejected, Warnings: s.stats.warnings,
+		FirstTimestamp: s.stats.firstTS, LastTimestamp: s.stats.lastTS, LastReceivedAt: s.stats.lastRecv,
+		PendingBytes:       spool.Pending(s.incoming, s.ck.Spool),
+		DiagnosticsOmitted: s.ck.Suppressed, LastShownIngestURL: s.meta.IngestURL,
+		Hypotheses: []HypothesisCount{}, Diagnostics: []Diagnostic{},
+	}
+	for h, n := range s.stats.byHyp {
+		st.Hypotheses = append(st.Hypotheses, HypothesisCount{h, n})
+	}
+	sort.Slice(st.Hypotheses, func(i, j int) bool { return st.Hypotheses[i].ID < st.Hypotheses[j].ID })
+	err := scanLines(s.diags, s.diagSz, func(line []byte) {
+		var d Diagnostic
+		if json.Unmarshal(line, &d) == nil {
+			st.Diagnostics = append(st.Diagnostics, d)
+		}
+	})
+	return st, err
+}
+
+func (s *Session) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for _, f := range []*os.File{s.events, s.diags, s.incoming} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func (s *Session) saveCheckpoint() error {
+	return writeJSON(s.st.root, s.path(statedir.CheckpointFile), s.ck)
+}
+
+func randomPrefix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func writeJSON(root *safefs.Root, rel string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return root.WriteFileAtomic(rel, append(b, '\n'))
+}
+
+func readJSON(root *safefs.Root, rel string, v any) error {
+	b, err := root.ReadFile(rel)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

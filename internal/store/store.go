@@ -1,0 +1,238 @@
+// Package store keeps each session's canonical evidence: one append-only
+// NDJSON file of numbered events, bounded diagnostics, and the checkpoint of
+// the append-path spool. Only the service uses it, so there is one writer.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
+)
+
+// SchemaVersion is the event schema version, stored once per session.
+const SchemaVersion = 1
+
+// ErrNotFound means no session has that id.
+var ErrNotFound = errors.New("session not found")
+
+// ErrBadID means the text is not a session id at all.
+var ErrBadID = errors.New("not a session id")
+
+// Meta is a session's metadata file.
+type Meta struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	SessionID     string `json:"sessionId"`
+	CreatedAt     int64  `json:"createdAt"` // epoch milliseconds
+	Epoch         int64  `json:"epoch"`     // reset cycle, from 1; invalidates earlier reads
+	IngestURL     string `json:"ingestUrl,omitempty"`
+}
+
+// Store is the set of sessions under one state root.
+type Store struct {
+	root     *safefs.Root
+	now      func() time.Time
+	activity func()
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	unloaded map[string]int64 // spool size last seen for sessions not yet loaded
+}
+
+// Open returns a store over root. now is the clock; activity is called
+// whenever evidence arrives (the service's idle timer listens).
+func Open(root *safefs.Root, now func() time.Time, activity func()) (*Store, error) {
+	if err := root.MkdirAll(statedir.SessionsDir); err != nil {
+		return nil, err
+	}
+	if activity == nil {
+		activity = func() {}
+	}
+	return &Store{root: root, now: now, activity: activity, sessions: map[string]*Session{}, unloaded: map[string]int64{}}, nil
+}
+
+// ParseID validates a session id and returns its canonical form. Only
+// validated UUIDs ever become directory names.
+func ParseID(s string) (string, error) {
+	u, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return "", fmt.Errorf("%w: %q (expected a UUID such as 707225a6-8e0f-4db4-b64b-e261bd6a861a)", ErrBadID, s)
+	}
+	return u.String(), nil
+}
+
+// Create makes a new session with a random id.
+func (st *Store) Create() (*Session, error) {
+	id := uuid.NewString()
+	dir := statedir.SessionDir(id)
+	if err := st.root.Mkdir(dir); err != nil {
+		return nil, err
+	}
+	meta := Meta{SchemaVersion: SchemaVersion, SessionID: id, CreatedAt: st.now().UnixMilli(), Epoch: 1}
+	if err := writeJSON(st.root, dir+"/"+statedir.MetaFile, meta); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{statedir.EventsFile, statedir.DiagnosticsFile, statedir.IncomingFile} {
+		f, err := st.root.OpenFile(dir+"/"+name, os.O_WRONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	}
+	return st.Get(id)
+}
+
+// Get returns the loaded session, loading and recovering it on first use.
+func (st *Store) Get(id string) (*Session, error) {
+	id, err := ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s, ok := st.sessions[id]; ok {
+		return s, nil
+	}
+	s, err := loadSession(st, id)
+	if err != nil {
+		return nil, err
+	}
+	st.sessions[id] = s
+	delete(st.unloaded, id)
+	return s, nil
+}
+
+// Summary is one row of the session list.
+type Summary struct {
+	SessionID string `json:"sessionId"`
+	CreatedAt int64  `json:"createdAt"`
+	Events    int64  `json:"eventCount"`
+}
+
+// List returns sessions created at or after since (zero: all), newest first.
+// Each listed session is drained first so its count is current.
+func (st *Store) List(since time.Time) ([]Summary, error) {
+	ids, err := st.ids()
+	if err != nil {
+		return nil, err
+	}
+	var out []Summary
+	for _, id := range ids {
+		var meta Meta
+		if err := readJSON(st.root, statedir.SessionDir(id)+"/"+statedir.MetaFile, &meta); err != nil {
+			continue // half-created or damaged; not a session to offer
+		}
+		if !since.IsZero() && meta.CreatedAt < since.UnixMilli() {
+			continue
+		}
+		s, err := st.Get(id)
+		if err != nil {
+			continue
+		}
+		stat, err := s.Status()
+		if err != nil {
+			continue
+		}
+		out = append(out, Summary{SessionID: id, CreatedAt: meta.CreatedAt, Events: stat.Events})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CreatedAt != out[j].CreatedAt {
+			return out[i].CreatedAt > out[j].CreatedAt
+		}
+		return out[i].SessionID < out[j].SessionID
+	})
+	return out, nil
+}
+
+// Clean deletes a session and everything in its directory.
+func (st *Store) Clean(id string) error {
+	id, err := ParseID(id)
+	if err != nil {
+		return err
+	}
+	dir := statedir.SessionDir(id)
+	if _, err := st.root.Stat(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return ErrNotFound
+		}
+		return err
+	}
+	st.mu.Lock()
+	if s, ok := st.sessions[id]; ok {
+		s.close()
+		delete(st.sessions, id)
+	}
+	delete(st.unloaded, id)
+	st.mu.Unlock()
+	return st.root.RemoveAll(dir)
+}
+
+// PollSpools drains every session whose append path grew since it was last
+// looked at. Unloaded sessions are loaded only when they have new bytes.
+func (st *Store) PollSpools() {
+	ids, err := st.ids()
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		st.mu.Lock()
+		s, loaded := st.sessions[id]
+		last, seen := st.unloaded[id]
+		st.mu.Unlock()
+		if loaded {
+			s.DrainSpool()
+			continue
+		}
+		fi, err := st.root.Stat(statedir.SessionDir(id) + "/" + statedir.IncomingFile)
+		if err != nil {
+			continue
+		}
+		if seen && fi.Size() == last {
+			continue
+		}
+		var ck checkpoint
+		_ = readJSON(st.root, statedir.SessionDir(id)+"/"+statedir.CheckpointFile, &ck)
+		if fi.Size() == ck.Spool.Offset && ck.Pending == nil {
+			st.mu.Lock()
+			st.unloaded[id] = fi.Size()
+			st.mu.Unlock()
+			continue
+		}
+		if s, err := st.Get(id); err == nil {
+			s.DrainSpool()
+		}
+	}
+}
+
+// Close closes every loaded session's files.
+func (st *Store) Close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for id, s := range st.sessions {
+		s.close()
+		delete(st.sessions, id)
+	}
+}
+
+// ids lists the valid session directory names.
+func (st *Store) ids() ([]string, error) {
+	names, err := st.root.ReadDirNames(statedir.SessionsDir)
+	if err != nil {
+		return nil, err
+	}
+	out := names[:0]
+	for _, n := range names {
+		if id, err := ParseID(n); err == nil && id == n && !strings.HasPrefix(n, ".") {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test: unit, contract (testscript), lifecycle, security, live
+# end-to-end, race detector on the service and store, and brief fuzzing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+go vet ./...
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1; fi
+go test -count=1 ./...
+go test -count=1 -race ./internal/service/... ./internal/store/... ./internal/spool/... ./internal/safefs/...
+for target in FuzzNormalize FuzzRedactText; do
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime 10s ./internal/evidence/
+done
