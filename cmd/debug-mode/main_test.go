@@ -71,12 +71,20 @@ func stopService(state string) {
 }
 
 // cmdAppendLine appends the content of a file to the append path of a
-// session: appendline <session-id> <file>.
+// session: appendline [-n] <session-id> <file>; -n drops the final newline,
+// leaving a partial last line.
 func cmdAppendLine(ts *testscript.TestScript, neg bool, args []string) {
+	trim := len(args) > 0 && args[0] == "-n"
+	if trim {
+		args = args[1:]
+	}
 	if len(args) != 2 {
-		ts.Fatalf("usage: appendline <session-id> <file>")
+		ts.Fatalf("usage: appendline [-n] <session-id> <file>")
 	}
 	data := ts.ReadFile(args[1])
+	if trim {
+		data = strings.TrimSuffix(data, "\n")
+	}
 	p := filepath.Join(ts.Getenv("AGENT_DEBUG_MODE_HOME"), "sessions", args[0], "incoming.ndjson")
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	ts.Check(err)

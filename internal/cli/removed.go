@@ -1,16 +1,18 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
 // removedCommands are the old interface, refused with the replacement.
 var removedCommands = map[string]string{
-	"start":  "debug-mode start was removed: use debug-mode create to start a session",
-	"probe":  "debug-mode probe was removed: use debug-mode template to get the probe helper and call",
-	"run":    "debug-mode run was removed: there are no runs; use debug-mode reset --session <id> before each reproduction",
-	"clear":  "debug-mode clear was removed: use debug-mode reset --session <id>",
-	"daemon": "debug-mode daemon was removed: the background work manages itself; use debug-mode stop to end it",
+	"start":  "start was removed: use debug-mode create to start a session",
+	"probe":  "probe was removed: use debug-mode template to get the probe helper and call",
+	"run":    "run was removed: there are no runs; use debug-mode reset --session <id> before each reproduction",
+	"clear":  "clear was removed: use debug-mode reset --session <id>",
+	"daemon": "daemon was removed: the background work manages itself; use debug-mode stop to end it",
 }
 
 // addRemovedCommands registers hidden commands that fail with a clear error,
@@ -22,7 +24,7 @@ func addRemovedCommands(root *cobra.Command) {
 			Use:                name,
 			Hidden:             true,
 			DisableFlagParsing: true,
-			RunE:               func(*cobra.Command, []string) error { return usagef("%s", msg) },
+			RunE:               func(*cobra.Command, []string) error { return &usageError{msg: msg, noHint: true} },
 		})
 	}
 }
@@ -39,15 +41,25 @@ var removedFlags = map[string]string{
 func addRemovedFlags(cmd *cobra.Command) {
 	for name := range removedFlags {
 		cmd.Flags().String(name, "", "")
-		cmd.Flags().Lookup(name).NoOptDefVal = " "
 		cmd.Flags().MarkHidden(name)
 	}
+}
+
+// removedFlagError turns a parse error about a removed flag (given without
+// its value) into the removal message.
+func removedFlagError(err error) error {
+	for name, msg := range removedFlags {
+		if strings.HasSuffix(err.Error(), "--"+name) {
+			return &usageError{msg: msg, noHint: true}
+		}
+	}
+	return nil
 }
 
 func checkRemovedFlags(cmd *cobra.Command) error {
 	for _, name := range []string{"workspace", "run-id", "hypothesis"} {
 		if cmd.Flags().Changed(name) {
-			return usagef("%s", removedFlags[name])
+			return &usageError{msg: removedFlags[name], noHint: true}
 		}
 	}
 	return nil

@@ -29,11 +29,14 @@ const (
 )
 
 // usageError marks errors that are the caller's command line.
-type usageError struct{ msg string }
+type usageError struct {
+	msg    string
+	noHint bool // the message already says what to run instead
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
 
 // env is what every command shares.
 type env struct {
@@ -91,7 +94,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		name = strings.TrimPrefix(cmd.CommandPath(), "debug-mode ")
 	}
 	code, kind, msg := classify(err)
-	if code == ExitUsage && cmd != nil && !e.json {
+	var ue *usageError
+	if code == ExitUsage && cmd != nil && !e.json && !(errors.As(err, &ue) && ue.noHint) {
 		msg += "\nRun '" + cmd.CommandPath() + " --help' for usage."
 	}
 	e.printer().Error(name, kind, msg, code)
@@ -152,7 +156,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session.`,
 	}
 	root.SetVersionTemplate("debug-mode {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&e.json, "json", false, "print one JSON envelope instead of text (for programs; agents read the text)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usagef("%s", err.Error()) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if r := removedFlagError(err); r != nil {
+			return r
+		}
+		return usagef("%s", err.Error())
+	})
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
 		newCreateCmd(e),

@@ -208,7 +208,12 @@ func (p *parser) fail(format string, args ...any) bool {
 	return false
 }
 
-func (p *parser) ws() { p.pos = skipSpace(p.src, p.pos) }
+func (p *parser) ws() {
+	if p.pos < len(p.src) && p.src[p.pos] > ' ' {
+		return // the common case: no whitespace at all
+	}
+	p.pos = skipSpace(p.src, p.pos)
+}
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
@@ -432,6 +437,18 @@ func (p *parser) str() (span, bool) {
 func (p *parser) scan() span {
 	s := span{start: p.pos + 1}
 	i := s.start
+	// Most strings are short, where a byte loop beats IndexByte's call.
+	for limit := min(len(p.src), i+32); i < limit; i++ {
+		switch p.src[i] {
+		case '"':
+			s.end = i
+			p.pos = i + 1
+			return s
+		case '\\':
+			s.escaped = true
+			i++
+		}
+	}
 	for {
 		// Jump quote to quote; a backslash before the quote means it may be escaped.
 		q := i + bytes.IndexByte(p.src[i:], '"')

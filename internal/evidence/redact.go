@@ -56,34 +56,44 @@ func isSecretKey[T ~string | ~[]byte](key T) bool {
 
 // The prefilter scans text once for anything that could begin a key or value
 // match. Most records contain none, and then no key check or regexp runs.
+// Each candidate position is first gated on its next byte (or next letter,
+// for key words), so ordinary text costs about one table load per byte.
 var (
 	// foldNeedles match case-insensitively and may have key separators
 	// inside, exactly as a key is normalised. Indexed by first letter.
 	foldNeedles [26][]string
+	// foldNext[l] has bit m set when some fold needle starts with l, m.
+	foldNext [26]uint32
 	// exactNeedles are case-sensitive literal starts of secret-shaped values,
 	// indexed by first byte.
 	exactNeedles [256][]string
-	// candidate marks bytes that can start a needle, so most bytes cost one load.
+	// exactNext[c] is the set of ASCII bytes that follow c in an exact needle.
+	exactNext [256][2]uint64
+	// candidate marks bytes that can start a needle.
 	candidate [256]bool
 )
 
 func init() {
 	fold := append(append([]string{"basic"}, keyContains...), keyEquals...)
 	for _, n := range fold {
-		foldNeedles[n[0]-'a'] = append(foldNeedles[n[0]-'a'], n)
+		l := n[0] - 'a'
+		foldNeedles[l] = append(foldNeedles[l], n)
+		foldNext[l] |= 1 << (n[1] - 'a')
 		candidate[n[0]] = true
 		candidate[n[0]-'a'+'A'] = true
 	}
+	exact := []string{`\/`} // an escaped '/' can hide "://"
 	for _, r := range valueRules {
-		for _, n := range r.needles {
-			exactNeedles[n[0]] = append(exactNeedles[n[0]], n)
-			candidate[n[0]] = true
-		}
+		exact = append(exact, r.needles...)
 	}
-	// Escapes can spell a needle ("\u0070assword", "https:\/\/"), and an
-	// '@' after "://" may be a password in a URL.
+	for _, n := range exact {
+		exactNeedles[n[0]] = append(exactNeedles[n[0]], n)
+		exactNext[n[0]][n[1]>>6] |= 1 << (n[1] & 63)
+		candidate[n[0]] = true
+	}
+	// "\u00XX" escapes can spell any needle, and an '@' after "://" may end
+	// a password in a URL.
 	candidate['\\'] = true
-	candidate[':'] = true
 	candidate['@'] = true
 }
 
@@ -91,33 +101,39 @@ func init() {
 // may report false positives but never misses something the redactor would
 // change. It accepts raw JSON text as well as decoded strings.
 func mightContainSecret[T ~string | ~[]byte](s T) bool {
-	scheme := false
-	for i := 0; i < len(s); i++ {
+	scheme := false // "://" seen, so a later '@' may close URL credentials
+	for i := 0; i+1 < len(s); i++ {
 		c := s[i]
 		if !candidate[c] {
 			continue
 		}
-		switch c {
-		case '\\':
-			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == 'u' && asciiEscape(s[i+2:])) {
-				return true
-			}
-		case ':':
-			if hasPrefix(s[i:], "://") {
-				scheme = true
-			}
-		case '@':
-			if scheme {
-				return true
-			}
-		default:
+		next := s[i+1]
+		if c == '\\' && next == 'u' && asciiEscape(s[i+2:]) {
+			return true
+		}
+		if c == '@' && scheme {
+			return true
+		}
+		if next < 128 && exactNext[c][next>>6]&(1<<(next&63)) != 0 {
 			for _, n := range exactNeedles[c] {
 				if hasPrefix(s[i:], n) {
-					return true
+					if n != "://" {
+						return true
+					}
+					scheme = true
 				}
 			}
-			if l := c | 0x20; 'a' <= l && l <= 'z' {
-				for _, n := range foldNeedles[l-'a'] {
+		}
+		if l := (c | 0x20) - 'a'; l < 26 && foldNeedles[l] != nil {
+			j := i + 1
+			for j < len(s) && isKeySep(s[j]) {
+				j++
+			}
+			if j == len(s) {
+				continue
+			}
+			if m := (s[j] | 0x20) - 'a'; m < 26 && foldNext[l]&(1<<m) != 0 {
+				for _, n := range foldNeedles[l] {
 					if matchFolded(s[i:], n) {
 						return true
 					}
@@ -125,7 +141,8 @@ func mightContainSecret[T ~string | ~[]byte](s T) bool {
 			}
 		}
 	}
-	return false
+	// A final '@' is the only one-byte needle.
+	return scheme && len(s) > 0 && s[len(s)-1] == '@'
 }
 
 // asciiEscape reports whether the hex digits after "\u" encode an ASCII
