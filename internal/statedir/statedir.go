@@ -13,7 +13,7 @@ const Env = "AGENT_DEBUG_MODE_HOME"
 
 // Files directly under the state root.
 const (
-	Discovery   = "service.json" // how a CLI reaches the running service (0600, holds the token)
+	Discovery   = "service.json"  // how a CLI reaches the running service (0600, holds the token)
 	Endpoint    = "endpoint.json" // the port last bound, kept across restarts so ingest URLs stay stable
 	ServiceLock = "service.lock"  // held by the service for its whole life
 	SpawnLock   = "spawn.lock"    // held by a CLI around probe → start → ready

@@ -128,6 +128,7 @@ func (s *Session) ingest(source string, items []item) (accepted, rejected int, e
 	buf := s.lineBuf[:0]
 	seq := s.stats.events
 	type counted struct {
+		off      int64
 		hyp      string
 		ts       int64
 		redacted bool
@@ -155,8 +156,9 @@ func (s *Session) ingest(source string, items []item) (accepted, rejected int, e
 			}
 		}
 		seq++
+		off := s.eventsSz + int64(len(buf))
 		buf = evidence.AppendStored(buf, s.eventID(seq), seq, now, &rec)
-		added = append(added, counted{rec.HypothesisID, rec.Timestamp, rec.Redactions > 0})
+		added = append(added, counted{off, rec.HypothesisID, rec.Timestamp, rec.Redactions > 0})
 		accepted++
 	}
 	s.lineBuf = buf[:0]
@@ -169,7 +171,7 @@ func (s *Session) ingest(source string, items []item) (accepted, rejected int, e
 		}
 		s.eventsSz += int64(len(buf))
 		for _, c := range added {
-			s.count(c.hyp, c.ts, now, c.redacted)
+			s.count(c.off, c.hyp, c.ts, now, c.redacted)
 		}
 	}
 	return accepted, rejected, s.flushDiags()
@@ -237,5 +239,3 @@ func truncateRunes(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-

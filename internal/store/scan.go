@@ -11,10 +11,17 @@ import (
 
 // scanLines calls fn for each complete line of the first size bytes of f.
 func scanLines(f *os.File, size int64, fn func(line []byte)) error {
+	return scanLinesAt(f, size, func(_ int64, line []byte) { fn(line) })
+}
+
+// scanLinesAt is scanLines with each line's byte offset.
+func scanLinesAt(f *os.File, size int64, fn func(off int64, line []byte)) error {
 	sc := bufio.NewScanner(io.NewSectionReader(f, 0, size))
 	sc.Buffer(make([]byte, 256<<10), 4<<20)
+	off := int64(0)
 	for sc.Scan() {
-		fn(sc.Bytes())
+		fn(off, sc.Bytes())
+		off += int64(len(sc.Bytes())) + 1
 	}
 	return sc.Err()
 }

@@ -56,6 +56,7 @@ type Session struct {
 	reader   spool.Reader
 	idPrefix string
 	stats    stats
+	index    index
 	lineBuf  []byte
 	diagBuf  []byte
 }
@@ -247,12 +248,13 @@ func (s *Session) finishPending(p *pendingBatch) error {
 // rescan rebuilds statistics by reading the evidence and diagnostics files.
 func (s *Session) rescan() error {
 	s.stats = newStats()
-	if err := scanLines(s.events, s.eventsSz, func(line []byte) {
+	s.index.reset(s.eventsSz / 200)
+	if err := scanLinesAt(s.events, s.eventsSz, func(off int64, line []byte) {
 		h, ok := scanEventHead(line)
 		if !ok {
 			return
 		}
-		s.count(h.hypothesisID, h.timestamp, h.receivedAt, bytes.Contains(line, []byte(`[REDACTED`)))
+		s.count(off, h.hypothesisID, h.timestamp, h.receivedAt, bytes.Contains(line, []byte(`[REDACTED`)))
 	}); err != nil {
 		return err
 	}
@@ -274,7 +276,8 @@ func (s *Session) rescan() error {
 	return nil
 }
 
-func (s *Session) count(hyp string, ts, recv int64, redacted bool) {
+func (s *Session) count(off int64, hyp string, ts, recv int64, redacted bool) {
+	s.index.add(off, ts, hyp)
 	st := &s.stats
 	st.events++
 	st.byHyp[hyp]++
@@ -316,6 +319,7 @@ func (s *Session) Reset() (Meta, error) {
 		return Meta{}, err
 	}
 	s.stats = newStats()
+	s.index.reset(0)
 	s.idPrefix = randomPrefix()
 	return s.meta, nil
 }
@@ -340,22 +344,22 @@ type HypothesisCount struct {
 
 // Status is a session's evidence health.
 type Status struct {
-	SessionID          string                `json:"sessionId"`
-	CreatedAt          int64                 `json:"createdAt"`
-	Epoch              int64                 `json:"cycle"`
-	Version            string                `json:"evidenceVersion"`
-	Events             int64                 `json:"events"`
-	Hypotheses         []HypothesisCount     `json:"hypotheses"`
-	RedactedEvents     int64                 `json:"redactedEvents"`
-	Rejected           int64                 `json:"rejectedRecords"`
-	Warnings           int64                 `json:"warnings"`
-	FirstTimestamp     int64                 `json:"firstTimestamp,omitempty"`
-	LastTimestamp      int64                 `json:"lastTimestamp,omitempty"`
-	LastReceivedAt     int64                 `json:"lastReceivedAt,omitempty"`
-	PendingBytes       int64                 `json:"incompleteRecordBytes"`
-	Diagnostics        []Diagnostic `json:"diagnostics"`
-	DiagnosticsOmitted int64                 `json:"diagnosticsOmitted"`
-	LastShownIngestURL string                `json:"-"`
+	SessionID          string            `json:"sessionId"`
+	CreatedAt          int64             `json:"createdAt"`
+	Epoch              int64             `json:"cycle"`
+	Version            string            `json:"evidenceVersion"`
+	Events             int64             `json:"events"`
+	Hypotheses         []HypothesisCount `json:"hypotheses"`
+	RedactedEvents     int64             `json:"redactedEvents"`
+	Rejected           int64             `json:"rejectedRecords"`
+	Warnings           int64             `json:"warnings"`
+	FirstTimestamp     int64             `json:"firstTimestamp,omitempty"`
+	LastTimestamp      int64             `json:"lastTimestamp,omitempty"`
+	LastReceivedAt     int64             `json:"lastReceivedAt,omitempty"`
+	PendingBytes       int64             `json:"incompleteRecordBytes"`
+	Diagnostics        []Diagnostic      `json:"diagnostics"`
+	DiagnosticsOmitted int64             `json:"diagnosticsOmitted"`
+	LastShownIngestURL string            `json:"-"`
 }
 
 // Version names the evidence a reader saw: the reset cycle and the last
@@ -385,7 +389,7 @@ func (s *Session) Status() (Status, error) {
 	for h, n := range s.stats.byHyp {
 		st.Hypotheses = append(st.Hypotheses, HypothesisCount{h, n})
 	}
-	sort.Slice(st.Hypotheses, func(i, j int) bool { return st.Hypotheses[i].ID < st.Hypotheses[j].ID })
+	sortCounts(st.Hypotheses)
 	err := scanLines(s.diags, s.diagSz, func(line []byte) {
 		var d Diagnostic
 		if json.Unmarshal(line, &d) == nil {
@@ -393,6 +397,10 @@ func (s *Session) Status() (Status, error) {
 		}
 	})
 	return st, err
+}
+
+func sortCounts(h []HypothesisCount) {
+	sort.Slice(h, func(i, j int) bool { return h[i].ID < h[j].ID })
 }
 
 func (s *Session) close() {

@@ -1,0 +1,384 @@
+// Package query runs jq programs (gojq) over a session's evidence, safely:
+// no environment, no input/inputs, no modules, a time bound and output
+// bounds, and pages that continue through authenticated cursors.
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+// Bounds of one query page.
+const (
+	DefaultValues = 100      // values per page unless --limit says otherwise
+	MaxValues     = 1000     // most values a page may ask for
+	MaxValueBytes = 64 << 10 // one value larger than this is replaced by a marker
+	MaxPageBytes  = 1 << 20  // a page stops before passing this many bytes
+	MaxSlurp      = 200_000  // events --slurp will load at once
+	Timeout       = 20 * time.Second
+)
+
+// ErrCompile is wrapped by every error in the program itself (usage errors).
+var ErrCompile = errors.New("the jq program does not compile")
+
+// ErrBound is wrapped when the evidence is too large for a slurp query.
+var ErrBound = errors.New("too much evidence for --slurp")
+
+// Spec is everything that defines a query; a cursor carries all of it.
+type Spec struct {
+	Program string            `json:"p"`
+	Args    map[string]string `json:"a,omitempty"` // --arg NAME VALUE
+	JSON    map[string]string `json:"j,omitempty"` // --argjson NAME JSON (the text)
+	Slurp   bool              `json:"s,omitempty"`
+	Filter  store.Filter      `json:"f"`
+	Limit   int               `json:"l,omitempty"`
+}
+
+// Position is where a page stopped: Event events of the walk consumed, plus
+// Skip values already returned from the event after them (or, with --slurp,
+// Skip values of the single run).
+type Position struct {
+	Event int `json:"e"`
+	Skip  int `json:"k"`
+}
+
+// Page is one bounded page of query output.
+type Page struct {
+	SessionID string            `json:"sessionId"`
+	Cycle     int64             `json:"cycle"`
+	Version   string            `json:"evidenceVersion"`
+	Values    []json.RawMessage `json:"values"`
+	Returned  int               `json:"returned"`
+	Events    int               `json:"eventsRead"`          // events the program ran on for this page
+	Matched   int               `json:"eventsMatched"`       // events selected by the filters (whole walk), -1 if the page stopped early
+	Complete  bool              `json:"complete"`            // no more output
+	StoppedBy string            `json:"stoppedBy,omitempty"` // values, bytes: the bound that ended the page
+	Oversize  int               `json:"oversizeValues"`      // values replaced by a marker
+	Warnings  []string          `json:"warnings"`
+	Next      *Position         `json:"-"`
+}
+
+// Compile parses and compiles a program with the safe options. Compile
+// errors name the position in the program.
+func Compile(spec Spec) (*gojq.Code, []any, error) {
+	q, err := gojq.Parse(spec.Program)
+	if err != nil {
+		var pe *gojq.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, fmt.Errorf("%w: %s at position %d: %s", ErrCompile, pe.Error(), pe.Offset, caret(spec.Program, pe.Offset))
+		}
+		return nil, nil, fmt.Errorf("%w: %v", ErrCompile, err)
+	}
+	var names []string
+	var values []any
+	for _, name := range sortedKeys(spec.Args) {
+		names, values = append(names, "$"+name), append(values, spec.Args[name])
+	}
+	for _, name := range sortedKeys(spec.JSON) {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(spec.JSON[name]))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("%w: --argjson %s: not valid JSON: %v", ErrCompile, name, err)
+		}
+		names, values = append(names, "$"+name), append(values, v)
+	}
+	code, err := gojq.Compile(q,
+		gojq.WithVariables(names),
+		gojq.WithEnvironLoader(func() []string { return nil }),
+		gojq.WithInputIter(noInputs{}),
+	)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrCompile, err)
+	}
+	return code, values, nil
+}
+
+// caret shows the program with a marker where parsing stopped.
+func caret(prog string, off int) string {
+	off = min(max(off, 0), len(prog))
+	return prog[:off] + " <-- here"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// noInputs makes input and inputs fail clearly: each event is its own input.
+type noInputs struct{}
+
+func (noInputs) Next() (any, bool) {
+	return errors.New("input and inputs are not available: the program runs once per event (or once over all events with --slurp)"), true
+}
+
+// Run evaluates one page of the query from pos.
+func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoch int64) (Page, error) {
+	code, vars, err := Compile(spec)
+	if err != nil {
+		return Page{}, err
+	}
+	limit := spec.Limit
+	if limit <= 0 {
+		limit = DefaultValues
+	}
+	limit = min(limit, MaxValues)
+	snap, err := sess.Snapshot(epoch)
+	if err != nil {
+		return Page{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	p := Page{SessionID: sess.ID(), Cycle: snap.Epoch, Version: snap.Version(), Values: []json.RawMessage{}, Warnings: []string{}, Matched: -1}
+	out := &collector{page: &p, limit: limit}
+	paths := newPathCheck(spec.Program)
+	it := snap.Iter(spec.Filter)
+
+	if spec.Slurp {
+		var events []any
+		for {
+			seq, line, ok, err := it.Next()
+			if err != nil {
+				return Page{}, err
+			}
+			if !ok {
+				break
+			}
+			if len(events) >= MaxSlurp {
+				return Page{}, fmt.Errorf("%w: more than %d events match; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp", ErrBound, MaxSlurp)
+			}
+			ev, err := decodeEvent(it, seq, line)
+			if err != nil {
+				return Page{}, err
+			}
+			paths.observe(ev)
+			events = append(events, ev)
+		}
+		p.Events, p.Matched = len(events), len(events)
+		skip := pos.Skip
+		done, err := out.run(ctx, code, events, vars, &skip)
+		if err != nil {
+			return Page{}, err
+		}
+		if !done {
+			p.Next = &Position{Skip: pos.Skip + out.taken}
+		}
+	} else {
+		it.Seek(0)
+		// Skip the events earlier pages consumed.
+		consumed := 0
+		for consumed < pos.Event {
+			_, _, ok, err := it.Next()
+			if err != nil {
+				return Page{}, err
+			}
+			if !ok {
+				break
+			}
+			consumed++
+		}
+		for first := true; ; first = false {
+			if ctx.Err() != nil {
+				return Page{}, fmt.Errorf("the query ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify the program", Timeout)
+			}
+			seq, line, ok, err := it.Next()
+			if err != nil {
+				return Page{}, err
+			}
+			if !ok {
+				break
+			}
+			ev, err := decodeEvent(it, seq, line)
+			if err != nil {
+				return Page{}, err
+			}
+			paths.observe(ev)
+			p.Events++
+			skip := 0
+			if first {
+				skip = pos.Skip
+			}
+			already, before := skip, out.taken
+			done, err := out.run(ctx, code, ev, vars, &skip)
+			if err != nil {
+				return Page{}, fmt.Errorf("event SEQ %d: %w", seq, err)
+			}
+			if !done {
+				p.Next = &Position{Event: consumed, Skip: already + out.taken - before}
+				break
+			}
+			consumed++
+		}
+		if p.Next == nil {
+			p.Matched = consumed
+		}
+	}
+	p.Returned = len(p.Values)
+	p.Complete = p.Next == nil
+	if p.Complete {
+		p.Warnings = append(p.Warnings, paths.warnings()...)
+	}
+	return p, snap.Check()
+}
+
+// decodeEvent turns a stored line into the value jq sees, keeping numbers
+// exact.
+func decodeEvent(it *store.Cursor, seq int64, line []byte) (any, error) {
+	if line == nil {
+		var err error
+		if line, err = it.Line(seq); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("stored event SEQ %d is unreadable: %w", seq, err)
+	}
+	return v, nil
+}
+
+// collector gathers values until a bound is reached.
+type collector struct {
+	page  *Page
+	limit int
+	bytes int
+	taken int // values emitted into the page (not counting skipped ones)
+}
+
+// run evaluates code on input, skipping the first *skip values (already
+// returned by an earlier page). It reports false when the page filled up
+// before the program finished with this input.
+func (c *collector) run(ctx context.Context, code *gojq.Code, input any, vars []any, skip *int) (bool, error) {
+	iter := code.RunWithContext(ctx, input, vars...)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return true, nil
+		}
+		if err, isErr := v.(error); isErr {
+			var he *gojq.HaltError
+			if errors.As(err, &he) && he.Value() == nil {
+				return true, nil
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				return false, fmt.Errorf("the program ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", Timeout)
+			}
+			return false, err
+		}
+		if *skip > 0 {
+			*skip--
+			continue
+		}
+		if len(c.page.Values) >= c.limit {
+			c.page.StoppedBy = "values"
+			return false, nil
+		}
+		b, err := gojq.Marshal(v)
+		if err != nil {
+			return false, err
+		}
+		if len(b) > MaxValueBytes {
+			c.page.Oversize++
+			b = []byte(fmt.Sprintf(`{"omitted":"value of %d bytes exceeds the %d-byte bound; select a smaller part of it"}`, len(b), MaxValueBytes))
+		}
+		if c.bytes+len(b) > MaxPageBytes && len(c.page.Values) > 0 {
+			c.page.StoppedBy = "bytes"
+			return false, nil
+		}
+		c.bytes += len(b)
+		c.page.Values = append(c.page.Values, b)
+		c.taken++
+	}
+}
+
+// pathCheck notices programs that read event fields no event has — the
+// classic select that silently matches nothing.
+type pathCheck struct {
+	paths [][]string
+	seen  []bool
+}
+
+var pathRE = regexp.MustCompile(`(?:^|[^\w\].?"$])\.(hypothesisId|location|message|data|timestamp|sequence|receivedAt|id|[A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)*)`)
+
+var eventFields = map[string]bool{"hypothesisId": true, "location": true, "message": true, "data": true, "timestamp": true, "sequence": true, "receivedAt": true, "id": true}
+
+func newPathCheck(prog string) *pathCheck {
+	pc := &pathCheck{}
+	if strings.Contains(prog, ".[]") || strings.Contains(prog, "map(") {
+		return pc // paths inside iterations are relative to elements; too easy to misread
+	}
+	seen := map[string]bool{}
+	for _, m := range pathRE.FindAllStringSubmatch(stripStrings(prog), -1) {
+		path := append([]string{m[1]}, strings.Split(strings.TrimPrefix(m[2], "."), ".")...)
+		if m[2] == "" {
+			path = path[:1]
+		}
+		key := strings.Join(path, ".")
+		if !seen[key] {
+			seen[key] = true
+			pc.paths = append(pc.paths, path)
+		}
+	}
+	pc.seen = make([]bool, len(pc.paths))
+	return pc
+}
+
+// stripStrings blanks string literals so their text is not taken for paths.
+func stripStrings(prog string) string {
+	return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).ReplaceAllString(prog, `""`)
+}
+
+func (pc *pathCheck) observe(ev any) {
+	for i, path := range pc.paths {
+		if pc.seen[i] {
+			continue
+		}
+		var cur any = ev
+		found := true
+		for _, k := range path {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				found = false
+				break
+			}
+			if cur, ok = m[k]; !ok {
+				found = false
+				break
+			}
+		}
+		pc.seen[i] = found
+	}
+}
+
+func (pc *pathCheck) warnings() []string {
+	var out []string
+	for i, path := range pc.paths {
+		if pc.seen[i] {
+			continue
+		}
+		p := "." + strings.Join(path, ".")
+		if !eventFields[path[0]] {
+			out = append(out, fmt.Sprintf("no event has %s: events have .id, .sequence, .receivedAt, .hypothesisId, .location, .message, .data, .timestamp", p))
+		} else {
+			out = append(out, fmt.Sprintf("no event read has %s, so anything selecting on it matched nothing", p))
+		}
+	}
+	return out
+}
