@@ -26,6 +26,7 @@ const (
 	ExitFailure  = 1 // the operation could not be done (storage, service start)
 	ExitUsage    = 2 // bad command line: unknown command or flag, bad value, removed interface
 	ExitNotFound = 3 // no session with that id
+	ExitStale    = 4 // the evidence was reset since the page or cursor was read
 )
 
 // usageError marks errors that are the caller's command line.
@@ -79,7 +80,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	e := &env{out: stdout, err: stderr}
 	root := newRootCmd(e)
-	root.SetArgs(args)
+	root.SetArgs(jqStyleArgs(args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
@@ -115,6 +116,8 @@ func classify(err error) (int, string, string) {
 			return ExitNotFound, "not_found", "no session with that id; list sessions with debug-mode sessions --all, or start one with debug-mode create"
 		case ce.Status == http.StatusBadRequest:
 			return ExitUsage, "usage", ce.Msg
+		case ce.Code == "stale":
+			return ExitStale, "stale", ce.Msg
 		}
 		return ExitFailure, ce.Code, ce.Msg
 	case isFlagError(err):
@@ -145,7 +148,8 @@ its own "agent log" region), reproduce the bug, then read back the validated,
 redacted events. Repeat reset → reproduce → read until the evidence proves the
 fix, then remove the probes.
 
-Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session.`,
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session, 4 evidence
+reset since the page or cursor was read.`,
 		Version:       buildinfo.FullVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -167,6 +171,8 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session.`,
 		newCreateCmd(e),
 		newResetCmd(e),
 		newStatusCmd(e),
+		newLogsCmd(e),
+		newQueryCmd(e),
 		newSessionsCmd(e),
 		newCleanCmd(e),
 		newStopCmd(e),

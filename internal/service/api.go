@@ -1,6 +1,9 @@
 package service
 
-import "github.com/agentic-debug-mode/debug-mode/internal/store"
+import (
+	"github.com/agentic-debug-mode/debug-mode/internal/query"
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
 
 // Wire types of the control API, shared by the service and the CLI client.
 
@@ -54,4 +57,26 @@ type IngestResult struct {
 type APIError struct {
 	Error string `json:"error"`
 	Code  string `json:"code"` // not_found, bad_request, build_mismatch, unauthorized, forbidden, internal
+}
+
+// LogsRequest is the body of POST /v1/sessions/{id}/logs.
+type LogsRequest struct {
+	Filter store.Filter `json:"filter"`
+	Offset int          `json:"offset"`
+	Limit  int          `json:"limit"`
+	Cycle  int64        `json:"cycle,omitempty"` // pin to a cycle; a reset since then is an error
+}
+
+// QueryRequest is the body of POST /v1/sessions/{id}/query: a new query, or
+// a cursor that continues one.
+type QueryRequest struct {
+	Spec   query.Spec `json:"spec"`
+	Cursor string     `json:"cursor,omitempty"`
+}
+
+// QueryResult is one page of query output.
+type QueryResult struct {
+	query.Page
+	Slurp      bool   `json:"slurp"`
+	NextCursor string `json:"nextCursor,omitempty"`
 }

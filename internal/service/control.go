@@ -25,6 +25,8 @@ func (s *Server) control() *http.ServeMux {
 		m.HandleFunc("POST /v1/sessions/{id}/reset", s.handleReset)
 		m.HandleFunc("GET /v1/sessions/{id}/status", s.handleStatus)
 		m.HandleFunc("DELETE /v1/sessions/{id}", s.handleClean)
+		m.HandleFunc("POST /v1/sessions/{id}/logs", s.handleLogs)
+		m.HandleFunc("POST /v1/sessions/{id}/query", s.handleQuery)
 		s.mux = m
 	})
 	return s.mux
@@ -150,6 +152,9 @@ func (s *Server) handleClean(w http.ResponseWriter, r *http.Request) {
 
 // fail maps store errors to API errors; internals go to the log only.
 func (s *Server) fail(w http.ResponseWriter, err error) {
+	if failRead(w, err) {
+		return
+	}
 	switch {
 	case errors.Is(err, store.ErrBadID):
 		writeErr(w, http.StatusBadRequest, "bad_request", err.Error())

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/query"
+	"github.com/agentic-debug-mode/debug-mode/internal/service"
+)
+
+type queryOptions struct {
+	*env
+	session string
+	filters filterFlags
+	slurp   bool
+	args    []string
+	argJSON []string
+	limit   int
+	cursor  string
+}
+
+func newQueryCmd(e *env) *cobra.Command {
+	o := &queryOptions{env: e}
+	cmd := &cobra.Command{
+		Use:   "query --session <id> '<jq program>'",
+		Short: "Run a jq program over a session's events",
+		Long: `Run a jq program (the gojq dialect) over a session's events.
+
+By default the program runs once per event, in logs order (time, then
+sequence), and each output value is printed on its own line. With --slurp it
+runs once over the array of all matching events (at most 200,000; otherwise
+use a streaming program or filters). The same filters as logs narrow the
+events first.
+
+The program cannot read the environment, files, modules, or input/inputs. A
+page holds at most --limit values (1 MiB in all; a value over 64 KiB is
+replaced by a marker) and the query may run 20 s. A page that stops early ends
+with a next-page command carrying an opaque cursor; a cursor is refused after
+a reset, for another session, or if edited.`,
+		Example: `  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a 'select(.data.total < 0) | {seq: .sequence, total: .data.total}'
+  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --hypothesis H2 '.data.userId'
+  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --slurp 'group_by(.location) | map({location: .[0].location, n: length})'
+  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --arg want H1 'select(.hypothesisId == $want) | .data'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
+	}
+	cmd.Flags().StringVar(&o.session, "session", "", "session id (from debug-mode create)")
+	o.filters.register(cmd)
+	cmd.Flags().BoolVar(&o.slurp, "slurp", false, "run the program once over the array of all matching events")
+	cmd.Flags().StringArrayVar(&o.args, "arg", nil, "NAME=VALUE or NAME VALUE: bind $NAME to the string VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&o.argJSON, "argjson", nil, "NAME=JSON or NAME JSON: bind $NAME to the JSON value (repeatable)")
+	cmd.Flags().IntVar(&o.limit, "limit", query.DefaultValues, "values per page (1–1000)")
+	cmd.Flags().StringVar(&o.cursor, "cursor", "", "continue a query from its next-page command")
+	return cmd
+}
+
+// jqStyleArgs rewrites jq's two-word forms (--arg NAME VALUE) into the
+// NAME=VALUE form cobra parses, so both spellings work.
+func jqStyleArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if (a == "--arg" || a == "--argjson") && i+2 < len(args) && !strings.Contains(args[i+1], "=") {
+			out = append(out, a+"="+args[i+1]+"="+args[i+2])
+			i += 2
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func splitBinding(flag, b string) (string, string, error) {
+	name, value, ok := strings.Cut(b, "=")
+	if !ok || name == "" {
+		return "", "", usagef("%s takes NAME VALUE (or NAME=VALUE), got %q", flag, b)
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "", "", usagef("%s name %q must be letters, digits and _", flag, name)
+		}
+	}
+	return name, value, nil
+}
+
+func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
+	id, err := sessionID(o.session)
+	if err != nil {
+		return err
+	}
+	req := service.QueryRequest{Cursor: o.cursor}
+	if o.cursor != "" {
+		if len(args) > 0 || cmd.Flags().NFlag() > 2+boolFlagCount(cmd, "json") {
+			return usagef("--cursor continues a query as it was; give only --session and --cursor")
+		}
+	} else {
+		if len(args) == 0 {
+			return usagef("give a jq program, e.g. debug-mode query --session %s '.data'", id)
+		}
+		f, err := o.filters.filter()
+		if err != nil {
+			return err
+		}
+		if o.limit < 1 || o.limit > query.MaxValues {
+			return usagef("--limit must be between 1 and %d", query.MaxValues)
+		}
+		spec := query.Spec{Program: args[0], Slurp: o.slurp, Filter: f, Limit: o.limit}
+		for _, b := range o.args {
+			name, v, err := splitBinding("--arg", b)
+			if err != nil {
+				return err
+			}
+			if spec.Args == nil {
+				spec.Args = map[string]string{}
+			}
+			spec.Args[name] = v
+		}
+		for _, b := range o.argJSON {
+			name, v, err := splitBinding("--argjson", b)
+			if err != nil {
+				return err
+			}
+			if spec.JSON == nil {
+				spec.JSON = map[string]string{}
+			}
+			spec.JSON[name] = v
+		}
+		// Compile here too, so a bad program is a usage error without a round trip.
+		if _, _, err := query.Compile(spec); err != nil {
+			return usagef("%s", err.Error())
+		}
+		req.Spec = spec
+	}
+	c, err := o.connect()
+	if err != nil {
+		return err
+	}
+	var res service.QueryResult
+	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/query", req, &res); err != nil {
+		return err
+	}
+	view := output.QueryView{QueryResult: res}
+	if res.NextCursor != "" {
+		view.Next = commandLine("query", "--session", id, "--cursor", res.NextCursor)
+	}
+	return o.printer().Result("query", view, func(w io.Writer) { output.Query(w, view) })
+}
+
+func boolFlagCount(cmd *cobra.Command, name string) int {
+	if cmd.Flags().Changed(name) || cmd.InheritedFlags().Changed(name) {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,143 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/service"
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+// LogsView is a logs page plus what the CLI adds: warnings and the command
+// that continues it.
+type LogsView struct {
+	store.Page
+	Warnings []string `json:"warnings"`
+	Next     string   `json:"next,omitempty"`
+}
+
+// storedEvent is the part of a stored event the table shows.
+type storedEvent struct {
+	Sequence     int64           `json:"sequence"`
+	HypothesisID string          `json:"hypothesisId"`
+	Location     string          `json:"location"`
+	Message      string          `json:"message"`
+	Data         json.RawMessage `json:"data"`
+	Timestamp    int64           `json:"timestamp"`
+}
+
+// Logs renders the low-token table: a date header, one row per event, a
+// separator where the UTC day changes, then the page statistics.
+func Logs(w io.Writer, v LogsView) {
+	fmt.Fprintf(w, "LOGS session %s · cycle %d · evidence version %s\n", v.SessionID, v.Cycle, v.Version)
+	if len(v.Events) > 0 {
+		writeEventTable(w, v.Events)
+	}
+	first := v.Offset + 1
+	last := v.Offset + v.Returned
+	switch {
+	case v.Returned > 0:
+		fmt.Fprintf(w, "\nShowing %d–%d of %d matched (%d events in this cycle); %d not shown.", first, last, v.Matched, v.Total, v.Omitted)
+	default:
+		fmt.Fprintf(w, "\nShowing none of %d matched (%d events in this cycle).", v.Matched, v.Total)
+	}
+	if len(v.Hypotheses) > 0 {
+		parts := make([]string, len(v.Hypotheses))
+		for i, h := range v.Hypotheses {
+			parts[i] = fmt.Sprintf("%s %d", h.ID, h.Events)
+		}
+		fmt.Fprintf(w, " Matched per hypothesis: %s.", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, " Rejected records: %d.\n", v.Rejected)
+	if v.Next != "" {
+		fmt.Fprintf(w, "Next page: %s\n", v.Next)
+	}
+	for _, s := range v.Warnings {
+		fmt.Fprintln(w, "WARNING: "+s)
+	}
+}
+
+// QueryView is a query page plus the CLI's additions.
+type QueryView struct {
+	service.QueryResult
+	Next string `json:"next,omitempty"`
+}
+
+// Query renders values one per line (like jq -c), then what the page read,
+// whether it is complete, and how to continue.
+func Query(w io.Writer, v QueryView) {
+	for _, val := range v.Values {
+		fmt.Fprintf(w, "%s\n", val)
+	}
+	if len(v.Values) > 0 {
+		fmt.Fprintln(w)
+	}
+	state := "complete"
+	if !v.Complete {
+		state = "stopped at the " + map[string]string{"values": "value limit", "bytes": "page size bound"}[v.StoppedBy]
+	}
+	fmt.Fprintf(w, "%s from %s (cycle %d, evidence version %s); %s.\n",
+		plural(int64(v.Returned), "value", "values"), plural(int64(v.Events), "event read", "events read"), v.Cycle, v.Version, state)
+	if v.Oversize > 0 {
+		fmt.Fprintf(w, "WARNING: %d values were over %d KiB and were replaced by a marker; select a smaller part.\n", v.Oversize, 64)
+	}
+	if v.Next != "" {
+		fmt.Fprintf(w, "Next page: %s\n", v.Next)
+	}
+	for _, s := range v.Warnings {
+		fmt.Fprintln(w, "WARNING: "+s)
+	}
+}
+
+// writeEventTable aligns the columns over the whole page (day separator rows
+// included), so a separator never breaks the alignment.
+func writeEventTable(w io.Writer, events []json.RawMessage) {
+	type row struct {
+		sep  string
+		cols [6]string
+	}
+	rows := []row{{cols: [6]string{"SEQ", "TIME", "HYP", "LOCATION", "MESSAGE", "DATA"}}}
+	day := ""
+	for _, raw := range events {
+		var e storedEvent
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		ts := time.UnixMilli(e.Timestamp).UTC()
+		d := ts.Format("2006-01-02")
+		if day == "" {
+			fmt.Fprintf(w, "date %s\n", d)
+		} else if d != day {
+			rows = append(rows, row{sep: "-- " + d + " --"})
+		}
+		day = d
+		rows = append(rows, row{cols: [6]string{strconv.FormatInt(e.Sequence, 10), ts.Format("15:04:05.000"),
+			oneLine(e.HypothesisID), oneLine(e.Location), oneLine(e.Message), string(e.Data)}})
+	}
+	var width [5]int
+	for _, r := range rows {
+		for i := range width {
+			width[i] = max(width[i], utf8.RuneCountInString(r.cols[i]))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		if r.sep != "" {
+			b.WriteString(r.sep + "\n")
+			continue
+		}
+		for i, c := range r.cols {
+			b.WriteString(c)
+			if i < len(width) {
+				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		b.WriteString("\n")
+	}
+	io.WriteString(w, b.String())
+}
