@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/query"
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
@@ -35,6 +36,9 @@ const (
 
 // Clock tells the time; tests inject a fake one to drive idle shutdown.
 type Clock interface{ Now() time.Time }
+
+// readHeaderTimeout is ReadHeaderTimeout; tests shorten it.
+var readHeaderTimeout = ReadHeaderTimeout
 
 type realClock struct{}
 
@@ -62,6 +66,7 @@ type Server struct {
 	done     chan struct{}
 	stopOnce sync.Once
 	http     *http.Server
+	signer   *query.Signer
 	muxOnce  sync.Once
 	mux      *http.ServeMux
 }
@@ -89,6 +94,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = st
+	key, err := loadCursorKey(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	s.signer = query.NewSigner(key)
 	s.touch()
 	return s, nil
 }
@@ -109,7 +119,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.port = ln.Addr().(*net.TCPAddr).Port
 	s.http = &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
 		IdleTimeout:       90 * time.Second,
@@ -118,16 +128,19 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(limitListener(ln, MaxConnections)) }()
-	go s.background()
+	bg := make(chan struct{})
+	go func() { defer close(bg); s.background() }()
 	select {
 	case err := <-errc:
 		s.Stop()
+		<-bg
 		s.store.Close()
 		return err
 	case <-s.done:
 	}
 	s.http.Close()
 	<-errc
+	<-bg // the poller must be done with the store and root before they close
 	s.store.Close()
 	return nil
 }
