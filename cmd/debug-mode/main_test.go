@@ -46,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":   cmdExitCode,
 			"capture":    cmdCapture,
 			"post":       cmdPost,
+			"nextpage":   cmdNextPage,
 		},
 	})
 }
@@ -143,4 +144,61 @@ func cmdPost(ts *testscript.TestScript, neg bool, args []string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	fmt.Fprintf(ts.Stdout(), "%d %s", resp.StatusCode, b)
+}
+
+// cmdNextPage runs the "Next page:" command the last stdout printed, exactly
+// as an agent would paste it: nextpage [-from FILE] [exitcode].
+func cmdNextPage(ts *testscript.TestScript, neg bool, args []string) {
+	from := "stdout"
+	if len(args) >= 2 && args[0] == "-from" {
+		from, args = args[1], args[2:]
+	}
+	m := regexp.MustCompile(`(?m)^Next page: (debug-mode .*)$`).FindStringSubmatch(ts.ReadFile(from))
+	if m == nil {
+		ts.Fatalf("no Next page: line in stdout")
+	}
+	words := shellWords(ts, m[1])
+	want := "0"
+	if len(args) > 0 {
+		want = args[0]
+	}
+	cmdExitCode(ts, false, append([]string{want}, words...))
+}
+
+// shellWords splits a command line with POSIX single quotes.
+func shellWords(ts *testscript.TestScript, line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			cur.WriteByte(line[i])
+			inWord = true
+		case c == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		ts.Fatalf("unterminated quote in %q", line)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
 }

@@ -4,7 +4,6 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +30,9 @@ const (
 
 // ErrCompile is wrapped by every error in the program itself (usage errors).
 var ErrCompile = errors.New("the jq program does not compile")
+
+// ErrProgram is wrapped by errors the program raised while running.
+var ErrProgram = errors.New("the jq program failed")
 
 // ErrBound is wrapped when the evidence is too large for a slurp query.
 var ErrBound = errors.New("too much evidence for --slurp")
@@ -151,24 +153,23 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 
 	if spec.Slurp {
 		var events []any
-		for {
-			seq, line, ok, err := it.Next()
-			if err != nil {
-				return Page{}, err
+		batches, stop := stream(ctx, it, 0)
+		for b := range batches {
+			<-b.done
+			if b.err != nil {
+				stop()
+				return Page{}, b.err
 			}
-			if !ok {
-				break
-			}
-			if len(events) >= MaxSlurp {
+			if len(events)+len(b.evs) > MaxSlurp {
+				stop()
 				return Page{}, fmt.Errorf("%w: more than %d events match; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp", ErrBound, MaxSlurp)
 			}
-			ev, err := decodeEvent(it, seq, line)
-			if err != nil {
-				return Page{}, err
+			for _, ev := range b.evs {
+				paths.observe(ev)
 			}
-			paths.observe(ev)
-			events = append(events, ev)
+			events = append(events, b.evs...)
 		}
+		stop()
 		p.Events, p.Matched = len(events), len(events)
 		skip := pos.Skip
 		done, err := out.run(ctx, code, events, vars, &skip)
@@ -179,51 +180,41 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 			p.Next = &Position{Skip: pos.Skip + out.taken}
 		}
 	} else {
-		it.Seek(0)
-		// Skip the events earlier pages consumed.
-		consumed := 0
-		for consumed < pos.Event {
-			_, _, ok, err := it.Next()
-			if err != nil {
-				return Page{}, err
+		consumed := pos.Event
+		batches, stop := stream(ctx, it, pos.Event)
+		first := true
+	walk:
+		for b := range batches {
+			<-b.done
+			if b.err != nil {
+				stop()
+				return Page{}, b.err
 			}
-			if !ok {
-				break
+			for i, ev := range b.evs {
+				if ctx.Err() != nil {
+					stop()
+					return Page{}, fmt.Errorf("the query ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify the program", Timeout)
+				}
+				paths.observe(ev)
+				p.Events++
+				skip := 0
+				if first {
+					skip, first = pos.Skip, false
+				}
+				already, before := skip, out.taken
+				done, err := out.run(ctx, code, ev, vars, &skip)
+				if err != nil {
+					stop()
+					return Page{}, fmt.Errorf("%w (on event SEQ %d)", err, b.seqs[i])
+				}
+				if !done {
+					p.Next = &Position{Event: consumed, Skip: already + out.taken - before}
+					break walk
+				}
+				consumed++
 			}
-			consumed++
 		}
-		for first := true; ; first = false {
-			if ctx.Err() != nil {
-				return Page{}, fmt.Errorf("the query ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify the program", Timeout)
-			}
-			seq, line, ok, err := it.Next()
-			if err != nil {
-				return Page{}, err
-			}
-			if !ok {
-				break
-			}
-			ev, err := decodeEvent(it, seq, line)
-			if err != nil {
-				return Page{}, err
-			}
-			paths.observe(ev)
-			p.Events++
-			skip := 0
-			if first {
-				skip = pos.Skip
-			}
-			already, before := skip, out.taken
-			done, err := out.run(ctx, code, ev, vars, &skip)
-			if err != nil {
-				return Page{}, fmt.Errorf("event SEQ %d: %w", seq, err)
-			}
-			if !done {
-				p.Next = &Position{Event: consumed, Skip: already + out.taken - before}
-				break
-			}
-			consumed++
-		}
+		stop()
 		if p.Next == nil {
 			p.Matched = consumed
 		}
@@ -234,24 +225,6 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 		p.Warnings = append(p.Warnings, paths.warnings()...)
 	}
 	return p, snap.Check()
-}
-
-// decodeEvent turns a stored line into the value jq sees, keeping numbers
-// exact.
-func decodeEvent(it *store.Cursor, seq int64, line []byte) (any, error) {
-	if line == nil {
-		var err error
-		if line, err = it.Line(seq); err != nil {
-			return nil, err
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("stored event SEQ %d is unreadable: %w", seq, err)
-	}
-	return v, nil
 }
 
 // collector gathers values until a bound is reached.
@@ -278,9 +251,9 @@ func (c *collector) run(ctx context.Context, code *gojq.Code, input any, vars []
 				return true, nil
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				return false, fmt.Errorf("the program ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", Timeout)
+				return false, fmt.Errorf("%w: it ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", ErrProgram, Timeout)
 			}
-			return false, err
+			return false, fmt.Errorf("%w: %v", ErrProgram, err)
 		}
 		if *skip > 0 {
 			*skip--

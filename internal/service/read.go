@@ -103,6 +103,8 @@ func failRead(w http.ResponseWriter, err error) bool {
 		writeErr(w, http.StatusBadRequest, "bad_request", err.Error())
 	case errors.Is(err, query.ErrCursorInvalid), errors.Is(err, query.ErrCursorSession):
 		writeErr(w, http.StatusBadRequest, "bad_cursor", err.Error())
+	case errors.Is(err, query.ErrProgram):
+		writeErr(w, http.StatusUnprocessableEntity, "query_failed", err.Error())
 	case errors.Is(err, query.ErrBound):
 		writeErr(w, http.StatusUnprocessableEntity, "too_large", err.Error())
 	default:

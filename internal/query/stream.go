@@ -1,0 +1,134 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+// batch is a run of consecutive matching events, decoded by a worker while
+// the caller evaluates the batch before it.
+type batch struct {
+	seqs  []int64
+	lines [][]byte
+	arena []byte
+	evs   []any
+	err   error
+	done  chan struct{}
+}
+
+const batchSize = 256
+
+// stream walks the matching events after the first skip ones and delivers
+// them decoded, in order. Decoding runs on every core; call stop when done
+// (it is safe to stop early).
+func stream(ctx context.Context, it *store.Cursor, skip int) (out <-chan *batch, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	ordered := make(chan *batch, 8)
+	jobs := make(chan *batch, 8)
+	var wg sync.WaitGroup
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dc := newDecoder()
+			for b := range jobs {
+				b.evs = make([]any, len(b.lines))
+				for i, line := range b.lines {
+					if b.evs[i], b.err = dc.decode(line); b.err != nil {
+						b.err = fmt.Errorf("stored event SEQ %d is unreadable: %w", b.seqs[i], b.err)
+						break
+					}
+				}
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(ordered)
+		defer close(jobs)
+		send := func(b *batch) bool {
+			select {
+			case ordered <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case jobs <- b:
+				return true
+			case <-ctx.Done():
+				close(b.done)
+				return false
+			}
+		}
+		for i := 0; i < skip; i++ {
+			if _, _, ok, err := it.Next(); err != nil || !ok {
+				if err != nil {
+					b := &batch{err: err, done: make(chan struct{})}
+					close(b.done)
+					select {
+					case ordered <- b:
+					case <-ctx.Done():
+					}
+				}
+				return
+			}
+		}
+		b := &batch{done: make(chan struct{})}
+		for {
+			seq, line, ok, err := it.Next()
+			if err == nil && ok && line == nil {
+				line, err = it.Line(seq)
+			}
+			if err != nil {
+				b.err = err
+				close(b.done)
+				select {
+				case ordered <- b:
+				case <-ctx.Done():
+				}
+				return
+			}
+			if !ok {
+				if len(b.seqs) > 0 {
+					fixLines(b)
+					send(b)
+				}
+				return
+			}
+			start := len(b.arena)
+			b.arena = append(b.arena, line...)
+			b.seqs = append(b.seqs, seq)
+			b.lines = append(b.lines, b.arena[start:len(b.arena):len(b.arena)])
+			if len(b.seqs) == batchSize {
+				fixLines(b)
+				if !send(b) {
+					return
+				}
+				b = &batch{done: make(chan struct{})}
+			}
+		}
+	}()
+	return ordered, func() {
+		cancel()
+		for b := range ordered {
+			<-b.done
+		}
+		wg.Wait()
+	}
+}
+
+// fixLines re-slices the lines after the arena stopped growing (appends may
+// have moved it).
+func fixLines(b *batch) {
+	off := 0
+	for i, l := range b.lines {
+		n := len(l)
+		b.lines[i] = b.arena[off : off+n : off+n]
+		off += n
+	}
+}
