@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/net/netutil"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
@@ -150,6 +151,9 @@ func (s *Server) handleClean(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"sessionId": id})
 }
 
+// unsafeSessionMsg explains a refused redirection without naming files.
+const unsafeSessionMsg = "this session's storage was redirected by a symbolic link or changed ownership and is refused; delete it with debug-mode clean --session <id> and create a new one"
+
 // fail maps store errors to API errors; internals go to the log only.
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	if failRead(w, err) {
@@ -160,6 +164,9 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		writeErr(w, http.StatusBadRequest, "bad_request", err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		writeErr(w, http.StatusNotFound, "not_found", "no session with that id")
+	case errors.Is(err, safefs.ErrSymlink), errors.Is(err, safefs.ErrUnsafe):
+		s.cfg.Log.Printf("refused: %v", err)
+		writeErr(w, http.StatusInternalServerError, "unsafe", unsafeSessionMsg)
 	default:
 		s.cfg.Log.Printf("error: %v", err)
 		writeErr(w, http.StatusInternalServerError, "internal", "the evidence store failed; see debug-mode status, or try again")

@@ -4,6 +4,7 @@
 package service
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -138,7 +139,12 @@ func (s *Server) Serve(ln net.Listener) error {
 		return err
 	case <-s.done:
 	}
-	s.http.Close()
+	// Let requests in flight finish (briefly) before the store closes under them.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	if s.http.Shutdown(ctx) != nil {
+		s.http.Close()
+	}
+	cancel()
 	<-errc
 	<-bg // the poller must be done with the store and root before they close
 	s.store.Close()
@@ -229,6 +235,10 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess, err := s.store.Get(strings.TrimPrefix(r.URL.Path, "/ingest/"))
+	if errors.Is(err, safefs.ErrSymlink) {
+		writeIngest(w, http.StatusInternalServerError, IngestResult{Error: unsafeSessionMsg})
+		return
+	}
 	if err != nil {
 		writeIngest(w, http.StatusNotFound, IngestResult{Error: "unknown session; create one with debug-mode create"})
 		return
