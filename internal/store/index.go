@@ -14,13 +14,13 @@ type index struct {
 	hyp     []uint32 // by sequence-1: label number
 	labels  []string
 	labelNo map[string]uint32
-	order   []int32 // sequence-1, sorted by (timestamp, sequence)
+	order   []int32 // sequence-1, sorted by (timestamp, sequence); nil while that is the identity
+	lastTS  int64
 }
 
 func (ix *index) reset(hint int64) {
 	n := int(min(max(hint, 0), 1<<22))
-	*ix = index{off: make([]int64, 0, n), ts: make([]int64, 0, n), hyp: make([]uint32, 0, n),
-		order: make([]int32, 0, n), labelNo: map[string]uint32{}}
+	*ix = index{off: make([]int64, 0, n), ts: make([]int64, 0, n), hyp: make([]uint32, 0, n), labelNo: map[string]uint32{}}
 }
 
 // add records the next sequence. Events usually arrive in timestamp order;
@@ -39,8 +39,18 @@ func (ix *index) add(off, ts int64, hyp string) {
 	ix.off = append(ix.off, off)
 	ix.ts = append(ix.ts, ts)
 	ix.hyp = append(ix.hyp, no)
-	n := len(ix.order)
-	if n == 0 || ix.ts[ix.order[n-1]] <= ts {
+	inOrder := i == 0 || ix.lastTS <= ts
+	ix.lastTS = max(ix.lastTS, ts)
+	if ix.order == nil {
+		if inOrder {
+			return // still the identity: no permutation to keep
+		}
+		ix.order = make([]int32, i, cap(ix.off))
+		for k := range ix.order {
+			ix.order[k] = int32(k)
+		}
+	}
+	if inOrder {
 		ix.order = append(ix.order, i)
 		return
 	}

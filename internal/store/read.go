@@ -73,11 +73,20 @@ func (s *Session) Snapshot(epoch int64) (*Snapshot, error) {
 	n := ix.len()
 	return &Snapshot{s: s, Epoch: s.meta.Epoch, N: n, size: s.eventsSz,
 		off: ix.off[:n:n], ts: ix.ts[:n:n], hyp: ix.hyp[:n:n],
-		labels: slicesClone(ix.labels), order: slicesClone(ix.order), file: s.events,
+		labels: slicesClone(ix.labels), order: cloneOrder(ix.order), file: s.events,
 		Rejected: s.stats.rejected, RedactedEvents: s.stats.redacted}, nil
 }
 
 func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
+
+// cloneOrder copies the permutation (insertions move its elements); nil,
+// the identity, needs no copy.
+func cloneOrder(o []int32) []int32 {
+	if o == nil {
+		return nil
+	}
+	return slicesClone(o)
+}
 
 // Check fails if the session was reset after the view was taken.
 func (v *Snapshot) Check() error {
@@ -122,8 +131,11 @@ func (v *Snapshot) Iter(f Filter) *Cursor {
 // until the next call), or ok false at the end.
 func (c *Cursor) Next() (seq int64, line []byte, ok bool, err error) {
 	v, f := c.v, c.f
-	for c.pos < len(v.order) {
-		i := v.order[c.pos]
+	for c.pos < v.N {
+		i := int32(c.pos)
+		if v.order != nil {
+			i = v.order[c.pos]
+		}
 		c.pos++
 		seq := int64(i) + 1
 		if f.SeqFrom > 0 && seq < f.SeqFrom || f.SeqTo > 0 && seq > f.SeqTo {
