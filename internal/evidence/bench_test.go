@@ -25,3 +25,31 @@ func BenchmarkNormalize(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkAppendStored(b *testing.B) {
+	r, rej := Normalize([]byte(typicalRecord), DefaultLimits)
+	if rej != nil {
+		b.Fatal(rej.Reason)
+	}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = AppendStored(buf[:0], "evt_00000001", 1, 1784313728237, &r)
+	}
+	b.SetBytes(int64(len(buf)))
+}
+
+func BenchmarkRedactText(b *testing.B) {
+	for _, bc := range []struct{ name, text string }{
+		{"plain", "Cache lookup completed for cart:42 after 3 retries"},
+		{"secret", "retrying with Bearer abc123def456ghi against postgres://bob:s3cret@db:5432/app"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				RedactText(bc.text)
+			}
+		})
+	}
+}

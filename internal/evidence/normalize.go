@@ -51,6 +51,8 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Record is one validated, redacted probe event, ready to be numbered and stored.
+// HypothesisID, Location and Message share one allocation; clone a field
+// (strings.Clone) before keeping it long after the rest of the record.
 type Record struct {
 	HypothesisID, Location, Message string
 	Data                            []byte   // compact JSON value, redacted
@@ -77,6 +79,12 @@ const (
 // The line must not include its "\n"; a trailing "\r" is removed here.
 // The result never aliases line, so the caller may reuse its buffer.
 func Normalize(line []byte, lim Limits) (Record, *Rejection) {
+	return normalize(line, lim, false)
+}
+
+// normalize is Normalize; force skips the prefilter so tests can check that
+// it never hides something the redactor would change.
+func normalize(line []byte, lim Limits, force bool) (Record, *Rejection) {
 	lim = lim.withDefaults()
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
@@ -93,7 +101,7 @@ func Normalize(line []byte, lim Limits) (Record, *Rejection) {
 	if !jsontext.Value(line).IsValid() {
 		return Record{}, reject(line, syntaxReason(line))
 	}
-	p := parser{src: line, lim: lim, redact: mightContainSecret(line)}
+	p := parser{src: line, lim: lim, force: force, redact: force || mightContainSecret(line)}
 	rec, ok := p.record()
 	if !ok {
 		return Record{}, reject(line, p.reason)
@@ -141,9 +149,13 @@ func syntaxReason(line []byte) string {
 		}
 		return fmt.Sprintf("record is not valid UTF-8 (bad byte at offset %d); send UTF-8 text", off)
 	}
+	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
+		return "record starts with a byte order mark; write UTF-8 without a BOM"
+	}
 	if c := firstByte(line); c != '{' && c != '[' && c != '"' {
 		// Numbers, literals and garbage would otherwise get an opaque message.
-		return "record must be one JSON object per line, like {\"hypothesisId\":\"H1\",...}; got " + quoteStart(line)
+		// The text itself is not echoed: only the redacted excerpt shows it.
+		return "record must be one JSON object per line, like {\"hypothesisId\":\"H1\",...}; this line does not start with '{'"
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(line))
 	if _, err := dec.ReadValue(); err != nil {
@@ -158,9 +170,9 @@ func syntaxReason(line []byte) string {
 			return fmt.Sprintf("name %q appears more than once in the same object at %q; names in data objects must be unique",
 				se.JSONPointer.LastToken(), string(se.JSONPointer.Parent()))
 		case errors.As(err, &se) && se.Err != nil:
-			return fmt.Sprintf("record is not valid JSON: %v at byte offset %d; send one JSON object per line", se.Err, se.ByteOffset)
+			return fmt.Sprintf("record is not valid JSON: %v at byte offset %d; build each line with a JSON serializer", se.Err, se.ByteOffset)
 		}
-		return "record is not valid JSON; send one JSON object per line"
+		return "record is not valid JSON; build each line with a JSON serializer"
 	}
 	if c := firstByte(line); c != '{' {
 		return "record must be one JSON object per line, not " + kindName(c)
@@ -176,14 +188,6 @@ func firstByte(b []byte) byte {
 	return 0
 }
 
-func quoteStart(b []byte) string {
-	b = b[skipSpace(b, 0):]
-	if len(b) > 20 {
-		b = b[:20]
-	}
-	return fmt.Sprintf("%q", b)
-}
-
 // parser walks a line that jsontext has already validated, so it only has to
 // enforce the schema and limits, copy data compactly and redact.
 type parser struct {
@@ -191,6 +195,7 @@ type parser struct {
 	pos    int
 	lim    Limits
 	redact bool   // the prefilter saw a needle: check keys and string values
+	force  bool   // redact without any prefilter (tests)
 	field  string // top-level field being read, for messages
 	out    []byte // compact, redacted copy of data
 	n      int    // redactions so far
@@ -226,7 +231,7 @@ func skipSpace(b []byte, i int) int {
 func (p *parser) record() (Record, bool) {
 	p.ws()
 	if c := p.src[p.pos]; c != '{' {
-		return Record{}, p.fail("record must be a JSON object like {\"hypothesisId\":\"H1\",...}, not %s", kindName(c))
+		return Record{}, p.fail("record must be one JSON object per line, like {\"hypothesisId\":\"H1\",...}, not %s", kindName(c))
 	}
 	p.pos++
 	var (
@@ -239,6 +244,7 @@ func (p *parser) record() (Record, bool) {
 	)
 	p.ws()
 	for p.src[p.pos] != '}' {
+		p.field = "" // a name is not inside any field
 		key, ok := p.str()
 		if !ok {
 			return Record{}, false
@@ -308,15 +314,15 @@ func (p *parser) record() (Record, bool) {
 	rec.Message = all[hypLen+locLen:]
 	if p.redact {
 		// Every stored string gets value redaction, not just data.
-		var n int
-		rec.HypothesisID, n = RedactText(rec.HypothesisID)
-		p.n += n
-		rec.Location, n = RedactText(rec.Location)
-		p.n += n
-		rec.Message, n = RedactText(rec.Message)
-		p.n += n
+		rec.HypothesisID = p.redactText(rec.HypothesisID)
+		rec.Location = p.redactText(rec.Location)
+		rec.Message = p.redactText(rec.Message)
 	}
 	rec.Data = p.out
+	if cap(rec.Data)-len(rec.Data) > 1024 {
+		// Data came early in a long line; don't keep the unused capacity.
+		rec.Data = bytes.Clone(rec.Data)
+	}
 	rec.Redactions = p.n
 	return rec, true
 }
@@ -399,23 +405,25 @@ func (p *parser) timestamp() (int64, bool) {
 	if len(shown) > 32 {
 		shown = shown[:32]
 	}
-	switch {
-	case bytes.ContainsAny(num, ".eE"):
-		return 0, p.fail("field \"timestamp\" %s without a fraction or exponent; got %s", want, shown)
-	case num[0] == '-':
-		return 0, p.fail("field \"timestamp\" %s and must not be negative; got %s", want, shown)
-	case len(num) > 15: // more digits than maxTimestampMillis
-		return 0, p.fail("field \"timestamp\" %s; %s looks like microseconds or nanoseconds", want, shown)
-	}
 	var v int64
 	for _, d := range num {
-		v = v*10 + int64(d-'0')
+		switch {
+		case d == '.' || d == 'e' || d == 'E':
+			return 0, p.fail("field \"timestamp\" %s without a fraction or exponent; got %s", want, shown)
+		case d < '0' || d > '9': // the leading '-'
+		case v > maxTimestampMillis: // keep counting digits but never overflow
+		default:
+			v = v*10 + int64(d-'0')
+		}
+	}
+	if num[0] == '-' {
+		return 0, p.fail("field \"timestamp\" %s and must not be negative; got %s", want, shown)
 	}
 	switch {
 	case v < minTimestampMillis:
 		return 0, p.fail("field \"timestamp\" %s; %d looks like seconds", want, v)
 	case v > maxTimestampMillis:
-		return 0, p.fail("field \"timestamp\" %s; %d looks like microseconds or nanoseconds", want, v)
+		return 0, p.fail("field \"timestamp\" %s; %s looks like microseconds or nanoseconds", want, shown)
 	}
 	return v, true
 }
@@ -562,20 +570,30 @@ func (p *parser) secretKey(k span) bool {
 	return isSecretKey(p.src[k.start:k.end])
 }
 
+func (p *parser) redactText(s string) string {
+	var n int
+	if p.force {
+		s, n = redactAll(s)
+	} else {
+		s, n = RedactText(s)
+	}
+	p.n += n
+	return s
+}
+
 // emitString copies a string value, replacing secret-shaped parts. Strings
 // are re-quoted only when redaction changed them, so output matches input
 // byte for byte otherwise.
 func (p *parser) emitString(s span) {
 	raw := p.src[s.start-1 : s.end+1]
-	if p.redact && mightContainSecret(p.src[s.start:s.end]) {
+	if p.force || p.redact && mightContainSecret(p.src[s.start:s.end]) {
 		var text string
 		if s.escaped {
 			text = string(unquote(raw))
 		} else {
 			text = string(p.src[s.start:s.end])
 		}
-		if red, n := RedactText(text); n > 0 {
-			p.n += n
+		if red := p.redactText(text); red != text {
 			p.out, _ = jsontext.AppendQuote(p.out, red)
 			return
 		}

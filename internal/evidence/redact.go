@@ -56,31 +56,33 @@ func isSecretKey[T ~string | ~[]byte](key T) bool {
 
 // The prefilter scans text once for anything that could begin a key or value
 // match. Most records contain none, and then no key check or regexp runs.
-// Each candidate position is first gated on its next byte (or next letter,
-// for key words), so ordinary text costs about one table load per byte.
+// The scan tests each pair of adjacent bytes against a bitset of needle
+// starts, so ordinary text costs one table load per byte; only a matching
+// pair is looked at more closely.
 var (
 	// foldNeedles match case-insensitively and may have key separators
 	// inside, exactly as a key is normalised. Indexed by first letter.
 	foldNeedles [26][]string
-	// foldNext[l] has bit m set when some fold needle starts with l, m.
-	foldNext [26]uint32
 	// exactNeedles are case-sensitive literal starts of secret-shaped values,
 	// indexed by first byte.
 	exactNeedles [256][]string
-	// exactNext[c] is the set of ASCII bytes that follow c in an exact needle.
-	exactNext [256][2]uint64
-	// candidate marks bytes that can start a needle.
-	candidate [256]bool
+	// startPairs[c] has bit n set when the bytes c, n may start a needle.
+	startPairs [256][4]uint64
 )
+
+func setPair(c, n byte) { startPairs[c][n>>6] |= 1 << (n & 63) }
 
 func init() {
 	fold := append(append([]string{"basic"}, keyContains...), keyEquals...)
 	for _, n := range fold {
-		l := n[0] - 'a'
-		foldNeedles[l] = append(foldNeedles[l], n)
-		foldNext[l] |= 1 << (n[1] - 'a')
-		candidate[n[0]] = true
-		candidate[n[0]-'a'+'A'] = true
+		foldNeedles[n[0]-'a'] = append(foldNeedles[n[0]-'a'], n)
+		for _, c := range []byte{n[0], n[0] - 'a' + 'A'} {
+			setPair(c, n[1])
+			setPair(c, n[1]-'a'+'A')
+			for _, sep := range []byte("-_. ") {
+				setPair(c, sep)
+			}
+		}
 	}
 	exact := []string{`\/`} // an escaped '/' can hide "://"
 	for _, r := range valueRules {
@@ -88,13 +90,14 @@ func init() {
 	}
 	for _, n := range exact {
 		exactNeedles[n[0]] = append(exactNeedles[n[0]], n)
-		exactNext[n[0]][n[1]>>6] |= 1 << (n[1] & 63)
-		candidate[n[0]] = true
+		setPair(n[0], n[1])
 	}
 	// "\u00XX" escapes can spell any needle, and an '@' after "://" may end
 	// a password in a URL.
-	candidate['\\'] = true
-	candidate['@'] = true
+	setPair('\\', 'u')
+	for n := range 256 {
+		setPair('@', byte(n))
+	}
 }
 
 // mightContainSecret reports whether s could hold a secret key or value. It
@@ -103,25 +106,28 @@ func init() {
 func mightContainSecret[T ~string | ~[]byte](s T) bool {
 	scheme := false // "://" seen, so a later '@' may close URL credentials
 	for i := 0; i+1 < len(s); i++ {
-		c := s[i]
-		if !candidate[c] {
+		c, n := s[i], s[i+1]
+		if startPairs[c][n>>6]&(1<<(n&63)) == 0 {
 			continue
 		}
-		next := s[i+1]
-		if c == '\\' && next == 'u' && asciiEscape(s[i+2:]) {
-			return true
+		switch c {
+		case '@':
+			if scheme {
+				return true
+			}
+			continue
+		case '\\':
+			if n == '/' || n == 'u' && asciiEscape(s[i+2:]) {
+				return true
+			}
+			continue
 		}
-		if c == '@' && scheme {
-			return true
-		}
-		if next < 128 && exactNext[c][next>>6]&(1<<(next&63)) != 0 {
-			for _, n := range exactNeedles[c] {
-				if hasPrefix(s[i:], n) {
-					if n != "://" {
-						return true
-					}
-					scheme = true
+		for _, x := range exactNeedles[c] {
+			if hasPrefix(s[i:], x) {
+				if x != "://" {
+					return true
 				}
+				scheme = true
 			}
 		}
 		if l := (c | 0x20) - 'a'; l < 26 && foldNeedles[l] != nil {
@@ -132,17 +138,16 @@ func mightContainSecret[T ~string | ~[]byte](s T) bool {
 			if j == len(s) {
 				continue
 			}
-			if m := (s[j] | 0x20) - 'a'; m < 26 && foldNext[l]&(1<<m) != 0 {
-				for _, n := range foldNeedles[l] {
-					if matchFolded(s[i:], n) {
-						return true
-					}
+			second := s[j] | 0x20
+			for _, x := range foldNeedles[l] {
+				if x[1] == second && matchFolded(s[i:], x) {
+					return true
 				}
 			}
 		}
 	}
-	// A final '@' is the only one-byte needle.
-	return scheme && len(s) > 0 && s[len(s)-1] == '@'
+	// A final '@' is the only needle that fits in one byte.
+	return scheme && s[len(s)-1] == '@'
 }
 
 // asciiEscape reports whether the hex digits after "\u" encode an ASCII
@@ -285,6 +290,11 @@ func RedactText(s string) (string, int) {
 	if !mightContainSecret(s) {
 		return s, 0
 	}
+	return redactAll(s)
+}
+
+// redactAll is RedactText without the prefilter.
+func redactAll(s string) (string, int) {
 	total := 0
 	for _, r := range valueRules {
 		switch {
