@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -81,11 +82,27 @@ func (c *Client) Call(method, path string, in, out any) error {
 		if !needsService(err) {
 			return err
 		}
+		if method != http.MethodGet && !notDelivered(err) {
+			// The request may have been carried out; sending it again could
+			// act twice (two sessions, two resets).
+			return fmt.Errorf("the answer was lost (%v); check the result (debug-mode sessions) before trying again", err)
+		}
 	}
 	if err := c.ensure(); err != nil {
 		return err
 	}
 	return c.do(method, path, in, out)
+}
+
+// notDelivered says whether the request certainly never reached a service:
+// the connection was refused, or it answered that it would not act.
+func notDelivered(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // needsService says whether err means "no usable service answered".
@@ -279,8 +296,15 @@ func (c *Client) spawn() error {
 	return errors.New("the debug-mode service failed to start: " + strings.TrimSpace(line))
 }
 
-// Stop stops the running service, if any, and waits until it is gone.
+// Stop stops the running service, if any, and waits until it is gone. It
+// holds the spawn lock, so it never mistakes a service being started for a
+// hung one.
 func (c *Client) Stop() (bool, error) {
+	spawnLock, err := lockWithTimeout(c.root, statedir.SpawnLock, 30*time.Second)
+	if err != nil {
+		return false, fmt.Errorf("waiting for debug-mode to finish starting: %w", err)
+	}
+	defer spawnLock.Close()
 	c.disc = c.readDiscovery()
 	running := false
 	if c.disc != nil {
