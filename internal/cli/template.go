@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/service"
+	"github.com/agentic-debug-mode/debug-mode/internal/templates"
+)
+
+type templateOptions struct {
+	*env
+	language string
+	ingest   string
+	section  string
+	session  string
+}
+
+func newTemplateCmd(e *env) *cobra.Command {
+	o := &templateOptions{env: e}
+	cmd := &cobra.Command{
+		Use:   "template --language <lang> --ingest <http|file>",
+		Short: "Print the probe helper and call for a language",
+		Long: `Print the probe helper (pasted once per program) and the call (pasted at
+each probe point) for a language, with the placeholders to fill, the event
+schema, and where each piece may legally go.
+
+Templates are the same for every session. --session fills in that session's
+Ingest URL or Append Path; --section helper or --section call prints only that
+source, ready to redirect into a file.
+
+Supported: ` + templates.SupportedText() + `.`,
+		Example: `  debug-mode template --language python --ingest file
+  debug-mode template --language typescript --ingest http --section helper --session 707225a6-8e0f-4db4-b64b-e261bd6a861a > agentLog.ts`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return o.run() },
+	}
+	cmd.Flags().StringVar(&o.language, "language", "", "language: "+languageList())
+	cmd.Flags().StringVar(&o.ingest, "ingest", "", "transport: http (JavaScript, TypeScript) or file (every other language)")
+	cmd.Flags().StringVar(&o.section, "section", "all", "all, helper or call: helper and call print only that source")
+	cmd.Flags().StringVar(&o.session, "session", "", "fill in this session's Ingest URL or Append Path")
+	return cmd
+}
+
+func languageList() string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range templates.Combinations() {
+		if !seen[c.Language] {
+			seen[c.Language] = true
+			out = append(out, c.Language)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// templateResult is the JSON form: the template plus the event schema.
+type templateResult struct {
+	*templates.Template
+	EventSchema  []evidence.SchemaField `json:"eventSchema"`
+	StoredFields []evidence.SchemaField `json:"storedFields"`
+	SessionID    string                 `json:"sessionId,omitempty"`
+}
+
+func (o *templateOptions) run() error {
+	if o.language == "" || o.ingest == "" {
+		return usagef("--language and --ingest are required; supported combinations: %s", templates.SupportedText())
+	}
+	if o.ingest != "http" && o.ingest != "file" {
+		return usagef("--ingest must be http or file, got %q", o.ingest)
+	}
+	if o.section != "all" && o.section != "helper" && o.section != "call" {
+		return usagef("--section must be all, helper or call, got %q", o.section)
+	}
+	t, err := templates.Lookup(o.language, o.ingest)
+	if err != nil {
+		return usagef("%s", err.Error())
+	}
+	res := templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema}
+	if o.session != "" {
+		id, err := sessionID(o.session)
+		if err != nil {
+			return err
+		}
+		c, err := o.connect()
+		if err != nil {
+			return err
+		}
+		var st service.StatusInfo
+		if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/status", nil, &st); err != nil {
+			return err
+		}
+		t.Fill(st.IngestURL, st.AppendPath)
+		res.SessionID = id
+	}
+	return o.printer().Result("template", res, func(w io.Writer) {
+		switch o.section {
+		case "helper":
+			io.WriteString(w, t.Helper)
+		case "call":
+			io.WriteString(w, t.Call)
+		default:
+			output.Template(w, t, evidence.ProbeSchema, evidence.StoredSchema, o.session != "")
+		}
+	})
+}
