@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
-# Installs what the tests and the demo need, idempotently. Safe to run again.
+# Installs what the tests and the demo need, idempotently: Go modules, the
+# language runtimes the live template tests use (Debian packages), and
+# TypeScript (npm, into tools/node_modules). Safe to run again; fast when
+# everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_apt=()
-command -v curl >/dev/null || need_apt+=(curl)
-command -v python3 >/dev/null || need_apt+=(python3)
-if [ ${#need_apt[@]} -gt 0 ]; then
+# command → Debian package that provides it
+declare -A debs=(
+  [curl]=curl [python3]=python3 [jq]=jq
+  [ruby]=ruby [php]=php-cli [mcs]=mono-mcs [mono]=mono-runtime [kotlinc]=kotlin
+)
+missing=()
+for cmd in "${!debs[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${debs[$cmd]}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    echo "setup: installing ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
-    echo "setup: please install: ${need_apt[*]}" >&2
-    exit 1
+    echo "setup: missing ${missing[*]}; install them (sudo apt-get install ${missing[*]}) or run as root" >&2
   fi
 fi
+
+# TypeScript from npm, pinned, local to the checkout.
+if command -v npm >/dev/null 2>&1 && [ ! -x tools/node_modules/.bin/tsc ]; then
+  echo "setup: installing typescript" >&2
+  mkdir -p tools
+  npm install --prefix tools --no-audit --no-fund --silent typescript@5 >/dev/null
+fi
+
 go mod download

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
+	"github.com/agentic-debug-mode/debug-mode/internal/spool"
 )
 
 // Sources of evidence, named in diagnostics.
@@ -101,10 +103,7 @@ func (s *Session) DrainSpool() error {
 			}
 			return nil
 		}
-		items := make([]item, len(lines))
-		for i, ln := range lines {
-			items[i] = item{data: ln.Data, line: ln.Number, offset: ln.Offset, oversize: ln.Oversize}
-		}
+		items := spoolItems(lines)
 		s.ck.Pending = &pendingBatch{EventsStart: s.eventsSz, DiagStart: s.diagSz, From: s.ck.Spool, To: next}
 		if err := s.saveCheckpoint(); err != nil {
 			return err
@@ -118,6 +117,19 @@ func (s *Session) DrainSpool() error {
 		}
 		s.st.activity()
 	}
+}
+
+// spoolItems turns append-path lines into pipeline items. Blank lines are
+// skipped, as in an HTTP body.
+func spoolItems(lines []spool.Line) []item {
+	items := make([]item, 0, len(lines))
+	for _, ln := range lines {
+		if !ln.Oversize && len(bytes.Trim(ln.Data, " \t\r")) == 0 {
+			continue
+		}
+		items = append(items, item{data: ln.Data, line: ln.Number, offset: ln.Offset, oversize: ln.Oversize})
+	}
+	return items
 }
 
 // ingest is the one pipeline both transports share: validate and redact

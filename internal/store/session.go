@@ -79,7 +79,7 @@ func newStats() stats { return stats{byHyp: map[string]int64{}, dropped: map[str
 
 func loadSession(st *Store, id string) (*Session, error) {
 	s := &Session{st: st, id: id, dir: statedir.SessionDir(id)}
-	s.reader.MaxLine = evidence.DefaultLimits.MaxRecordBytes
+	s.reader.MaxLine = evidence.DefaultLimits.MaxRecordBytes + 1 // room for a "\r" the limit does not count
 	if err := readJSON(st.root, s.path(statedir.MetaFile), &s.meta); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNotFound
@@ -153,6 +153,11 @@ func (s *Session) recover() error {
 			return err
 		}
 	}
+	// Only now is the repair's own diagnostic written: finishPending must
+	// not mistake it for the interrupted batch's diagnostics.
+	if err := s.flushDiags(); err != nil {
+		return err
+	}
 	return s.rescan()
 }
 
@@ -190,8 +195,7 @@ func (s *Session) repairTail(f *os.File, size *int64, what string) error {
 		s.addDiag(Diagnostic{Source: "store", Level: "warning",
 			Reason:   fmt.Sprintf("an incomplete record (%d bytes) at the end of the stored evidence was set aside after an interruption", len(tail)),
 			Position: "end of the stored evidence",
-			Excerpt:  excerpt(tail)})
-		return s.flushDiags()
+			Excerpt:  excerpt(tail)}) // written by recover
 	}
 	return nil
 }
@@ -221,14 +225,24 @@ func (s *Session) finishPending(p *pendingBatch) error {
 				break
 			}
 			stop := false
-			for _, ln := range lines {
-				if written == 0 {
+			var refused []item // refused lines walked over whose diagnostics are not on disk
+			for _, it := range spoolItems(lines) {
+				_, rej := evidence.Normalize(it.data, evidence.DefaultLimits)
+				ok := rej == nil && !it.oversize
+				if it.offset >= p.To.Offset || ok && written == 0 {
 					stop = true
-					next = spool.Position{Offset: ln.Offset, Lines: ln.Number - 1}
+					next = spool.Position{Offset: it.offset, Lines: it.line - 1}
 					break
 				}
-				if _, rej := evidence.Normalize(ln.Data, evidence.DefaultLimits); rej == nil && !ln.Oversize {
+				if ok {
 					written--
+				} else if !diagsWritten {
+					refused = append(refused, it)
+				}
+			}
+			if len(refused) > 0 {
+				if _, _, err := s.ingest(SourceFile, refused); err != nil {
+					return err
 				}
 			}
 			pos = next
