@@ -33,3 +33,8 @@ if command -v npm >/dev/null 2>&1 && [ ! -x tools/node_modules/.bin/tsc ]; then
 fi
 
 go mod download
+
+# Extra installers, one file per concern (e.g. a current Kotlin compiler).
+for extra in scripts/setup.d/*.sh; do
+  [ -e "$extra" ] && bash "$extra"
+done
