@@ -36,5 +36,5 @@ go mod download
 
 # Extra installers, one file per concern (e.g. a current Kotlin compiler).
 for extra in scripts/setup.d/*.sh; do
-  [ -e "$extra" ] && bash "$extra"
+  if [ -e "$extra" ]; then bash "$extra"; fi
 done
