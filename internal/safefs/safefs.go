@@ -356,6 +356,18 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 // An existing symlink or non-regular file at rel is refused rather than
 // replaced, since its presence means something tampered with the directory.
 func (r *Root) WriteFileAtomic(rel string, data []byte) error {
+	return r.writeAtomic(rel, data, true)
+}
+
+// ReplaceFile is WriteFileAtomic without the fsyncs: readers and a killed
+// process still see the old or the new content, but a power cut may lose
+// the change. For frequent bookkeeping (spool checkpoints) whose loss only
+// costs re-reading input.
+func (r *Root) ReplaceFile(rel string, data []byte) error {
+	return r.writeAtomic(rel, data, false)
+}
+
+func (r *Root) writeAtomic(rel string, data []byte, durable bool) error {
 	const op = "write"
 	dfd, name, err := r.resolve(op, rel)
 	if err != nil {
@@ -383,7 +395,7 @@ func (r *Root) WriteFileAtomic(rel string, data []byte) error {
 	if err == nil {
 		_, err = f.Write(data)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -395,6 +407,9 @@ func (r *Root) WriteFileAtomic(rel string, data []byte) error {
 	if err != nil {
 		unix.Unlinkat(dfd, tmp, 0)
 		return r.fail(op, rel, err)
+	}
+	if !durable {
+		return nil
 	}
 	return r.fail(op, rel, unix.Fsync(dfd))
 }

@@ -428,8 +428,15 @@ func (s *Session) close() {
 	}
 }
 
+// saveCheckpoint replaces the spool checkpoint. No fsync: it guards against
+// the service being killed, where the page cache survives; a power cut can
+// at worst make recovery read a batch again, which the pending marker settles.
 func (s *Session) saveCheckpoint() error {
-	return writeJSON(s.st.root, s.path(statedir.CheckpointFile), s.ck)
+	b, err := json.Marshal(s.ck)
+	if err != nil {
+		return err
+	}
+	return s.st.root.ReplaceFile(s.path(statedir.CheckpointFile), append(b, '\n'))
 }
 
 func randomPrefix() string {
