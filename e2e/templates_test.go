@@ -37,6 +37,8 @@ type templateCase struct {
 	Exprs            map[string]string
 	Threads          int // threads in the thread section (1 when the language has none)
 	Timeout          time.Duration
+	HelperFile       string            // when set, the helper goes into this file of the work dir, not at @HELPER@
+	Fills            map[string]string // extra placeholders (e.g. a package name) and their values
 }
 
 var templateCases []templateCase
@@ -88,6 +90,14 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	for k, v := range c.Fills {
+		tmpl.Helper, tmpl.Call = strings.ReplaceAll(tmpl.Helper, k, v), strings.ReplaceAll(tmpl.Call, k, v)
+	}
+	if c.HelperFile != "" {
+		if err := os.WriteFile(filepath.Join(dir, c.HelperFile), []byte(tmpl.Helper), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var out strings.Builder
 	var names []string
 	lineNo := 0
@@ -96,6 +106,8 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 		line := sc.Text()
 		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 		switch {
+		case strings.Contains(line, "@HELPER@") && c.HelperFile != "":
+			// the helper is in a file of its own
 		case strings.Contains(line, "@HELPER@"):
 			out.WriteString(tmpl.Helper)
 			if !strings.HasSuffix(tmpl.Helper, "\n") {

@@ -61,6 +61,7 @@ type language struct {
 	helperPlacement           string
 	verifiedLive              bool
 	notes                     []string
+	extraPlaceholders         []Placeholder // beyond the standard five, e.g. a package name
 }
 
 // registry lists every language; each lang_<id>.go file registers its own.
@@ -164,6 +165,7 @@ func (l language) render(ingest string) (*Template, error) {
 		{"__MESSAGE__", "a constant description of what is observed here"},
 		data,
 	}
+	t.Placeholders = append(t.Placeholders, l.extraPlaceholders...)
 	if !strings.Contains(helper, endpoint.Name) && !strings.Contains(call, endpoint.Name) {
 		return nil, fmt.Errorf("template %s/%s lacks %s", l.id, ingest, endpoint.Name)
 	}
