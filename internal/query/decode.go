@@ -1,92 +1,264 @@
 package query
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strconv"
-
-	"github.com/go-json-experiment/json/jsontext"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
-// decoder turns stored lines into the values jq sees, faster than
-// encoding/json into any. Integers that float64 holds exactly become int,
-// larger integers stay exact as json.Number, other numbers are float64 (as
-// in jq).
+// decoder turns stored lines into the values jq sees. Stored lines were
+// validated and written compactly by the service, so a small single-pass
+// parser is enough and several times faster than a general decoder; any
+// surprise is an error, never a guess. Integers that float64 holds exactly
+// become int, larger integers stay exact as json.Number, other numbers are
+// float64 (as in jq). Object keys are interned: events repeat them.
 type decoder struct {
-	r bytes.Reader
-	d *jsontext.Decoder
+	b    []byte
+	i    int
+	keys map[string]string
 }
 
-func newDecoder() *decoder {
-	dc := &decoder{}
-	dc.d = jsontext.NewDecoder(&dc.r)
-	return dc
-}
+var errSyntax = errors.New("malformed stored JSON")
 
-func (dc *decoder) decode(line []byte) (any, error) {
-	dc.r.Reset(line)
-	dc.d.Reset(&dc.r)
-	return dc.value()
-}
+func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} }
 
-func (dc *decoder) value() (any, error) {
-	tok, err := dc.d.ReadToken()
-	if err != nil {
-		return nil, err
+func (d *decoder) decode(line []byte) (any, error) {
+	d.b, d.i = line, 0
+	v, err := d.value(0)
+	if err == nil && d.i != len(d.b) {
+		err = errSyntax
 	}
-	switch tok.Kind() {
-	case '{':
+	return v, err
+}
+
+func (d *decoder) value(depth int) (any, error) {
+	if d.i >= len(d.b) || depth > 64 {
+		return nil, errSyntax
+	}
+	switch c := d.b[d.i]; {
+	case c == '{':
+		d.i++
 		m := make(map[string]any, 8)
-		for dc.d.PeekKind() != '}' {
-			tok, err := dc.d.ReadToken()
+		if d.i < len(d.b) && d.b[d.i] == '}' {
+			d.i++
+			return m, nil
+		}
+		for {
+			k, err := d.key()
 			if err != nil {
 				return nil, err
 			}
-			k := tok.String() // read before the next token voids it
-			v, err := dc.value()
+			if d.i >= len(d.b) || d.b[d.i] != ':' {
+				return nil, errSyntax
+			}
+			d.i++
+			v, err := d.value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
 			m[k] = v
+			if d.i >= len(d.b) {
+				return nil, errSyntax
+			}
+			if d.b[d.i] == '}' {
+				d.i++
+				return m, nil
+			}
+			if d.b[d.i] != ',' {
+				return nil, errSyntax
+			}
+			d.i++
 		}
-		_, err := dc.d.ReadToken()
-		return m, err
-	case '[':
+	case c == '[':
+		d.i++
 		a := make([]any, 0, 4)
-		for dc.d.PeekKind() != ']' {
-			v, err := dc.value()
+		if d.i < len(d.b) && d.b[d.i] == ']' {
+			d.i++
+			return a, nil
+		}
+		for {
+			v, err := d.value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
 			a = append(a, v)
+			if d.i >= len(d.b) {
+				return nil, errSyntax
+			}
+			if d.b[d.i] == ']' {
+				d.i++
+				return a, nil
+			}
+			if d.b[d.i] != ',' {
+				return nil, errSyntax
+			}
+			d.i++
 		}
-		_, err := dc.d.ReadToken()
-		return a, err
-	case '"':
-		return tok.String(), nil
-	case '0':
-		return number(tok.String()), nil
-	case 't':
+	case c == '"':
+		raw, esc, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		if !esc {
+			return string(raw), nil
+		}
+		return unescape(raw)
+	case c == 't' && d.lit("true"):
 		return true, nil
-	case 'f':
+	case c == 'f' && d.lit("false"):
 		return false, nil
-	case 'n':
+	case c == 'n' && d.lit("null"):
 		return nil, nil
+	case c == '-' || c >= '0' && c <= '9':
+		start := d.i
+		for d.i < len(d.b) && (d.b[d.i] >= '0' && d.b[d.i] <= '9' || d.b[d.i] == '-' || d.b[d.i] == '+' || d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+			d.i++
+		}
+		return number(string(d.b[start:d.i]))
 	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok.Kind())
+	return nil, errSyntax
 }
 
-func number(raw string) any {
-	if i, err := strconv.ParseInt(raw, 10, 64); err == nil && i >= -(1<<53) && i <= 1<<53 {
-		return int(i)
+func (d *decoder) lit(s string) bool {
+	if len(d.b)-d.i >= len(s) && string(d.b[d.i:d.i+len(s)]) == s {
+		d.i += len(s)
+		return true
 	}
-	if f, err := strconv.ParseFloat(raw, 64); err == nil && !isBigInteger(raw) {
-		return f
-	}
-	return json.Number(raw) // an integer float64 would round: keep it exact
+	return false
 }
 
-func isBigInteger(raw string) bool {
-	return !bytes.ContainsAny([]byte(raw), ".eE")
+// str scans a string starting at its opening quote and returns its raw
+// content and whether it holds escapes.
+func (d *decoder) str() ([]byte, bool, error) {
+	d.i++
+	start, esc := d.i, false
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case '"':
+			raw := d.b[start:d.i]
+			d.i++
+			return raw, esc, nil
+		case '\\':
+			esc = true
+			d.i++
+		}
+		d.i++
+	}
+	return nil, false, errSyntax
+}
+
+func (d *decoder) key() (string, error) {
+	if d.i >= len(d.b) || d.b[d.i] != '"' {
+		return "", errSyntax
+	}
+	raw, esc, err := d.str()
+	if err != nil {
+		return "", err
+	}
+	if esc {
+		v, err := unescape(raw)
+		if err != nil {
+			return "", err
+		}
+		return v.(string), nil
+	}
+	if k, ok := d.keys[string(raw)]; ok {
+		return k, nil
+	}
+	k := string(raw)
+	if len(d.keys) < 4096 {
+		d.keys[k] = k
+	}
+	return k, nil
+}
+
+// unescape decodes a JSON string body with escapes.
+func unescape(raw []byte) (any, error) {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return nil, errSyntax
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, n := hex4(raw[i+1:])
+			if n < 0 {
+				return nil, errSyntax
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r2, n2 := hex4(raw[min(i+3, len(raw)):]); n2 >= 0 && i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, errSyntax
+		}
+	}
+	return string(out), nil
+}
+
+func hex4(b []byte) (rune, int) {
+	if len(b) < 4 {
+		return 0, -1
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	if err != nil {
+		return 0, -1
+	}
+	return rune(v), 4
+}
+
+func number(raw string) (any, error) {
+	if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		if i >= -(1<<53) && i <= 1<<53 {
+			return int(i), nil
+		}
+		return json.Number(raw), nil
+	}
+	if isInteger(raw) {
+		return json.Number(raw), nil // beyond int64: keep it exact
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return nil, errSyntax
+	}
+	return f, nil
+}
+
+func isInteger(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		if c := raw[i]; !(c >= '0' && c <= '9' || i == 0 && c == '-') {
+			return false
+		}
+	}
+	return raw != "" && raw != "-"
 }

@@ -53,3 +53,29 @@ func BenchmarkDecodeEncodingJSON(b *testing.B) {
 		}
 	}
 }
+
+// TestDecoderStrings: every escape form decodes as encoding/json does.
+func TestDecoderStrings(t *testing.T) {
+	for _, s := range []string{
+		`"plain"`, `"q\"b\\s\/n\nr\rt\tb\bf\f"`, `"\u0001\u001f"`, `"é日本🎉"`, `"\u00e9\u65e5"`,
+		`"\ud83c\udf89"`, `"\ud83c"`, `"\udf89x"`, `""`,
+	} {
+		var want any
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := newDecoder().decode([]byte(s))
+		if err != nil || got != want {
+			t.Errorf("%s: got %q (%v), want %q", s, got, err, want)
+		}
+	}
+}
+
+// TestDecoderRejectsMalformed: a damaged line is an error, not a value.
+func TestDecoderRejectsMalformed(t *testing.T) {
+	for _, s := range []string{`{`, `{"a"}`, `{"a":1,}`, `[1 2]`, `"abc`, `tru`, `{"a":1}x`, `1.2.3`, `"\x"`, `"\u12"`} {
+		if v, err := newDecoder().decode([]byte(s)); err == nil {
+			t.Errorf("%s decoded to %#v", s, v)
+		}
+	}
+}
