@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -20,6 +21,9 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 )
+
+// MemoryLimit is the service's soft heap ceiling.
+const MemoryLimit = 40 << 20
 
 // IdleEnv overrides the idle timeout (a Go duration), for tests.
 const IdleEnv = "AGENT_DEBUG_MODE_IDLE_TIMEOUT"
@@ -82,6 +86,9 @@ func RunProcess(ready *os.File) int {
 		}
 	}
 	defer signalReady("failed")
+	// A soft memory ceiling: the collector works harder before the service
+	// grows past what an agent's machine should spend on it.
+	debug.SetMemoryLimit(MemoryLimit)
 	path, err := statedir.Path()
 	if err != nil {
 		return 1
