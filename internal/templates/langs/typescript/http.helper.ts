@@ -1,0 +1,58 @@
+// #region agent log
+type AgentLog = (hypothesisId: string, location: string, message: string, data?: () => unknown) => void;
+const agentLog: AgentLog = (globalThis as unknown as { agentLog?: AgentLog }).agentLog ??
+  ((globalThis as unknown as { agentLog?: AgentLog }).agentLog = (() => {
+    // Typed views of the runtime's globals: needs neither DOM nor @types/node typings.
+    const g = globalThis as unknown as {
+      fetch?: (url: string, init: object) => PromiseLike<unknown>;
+      AbortSignal?: { timeout?: (ms: number) => unknown };
+      process?: { on?: (event: string, listener: () => void) => void };
+    };
+    const url = "__INGEST_URL__", maxData = 16000, maxQueued = 10000;
+    const queue: string[] = [];
+    let sending = false; // one batch in flight at a time
+    const serialize = (value: unknown): string => {
+      const seen = new WeakSet<object>();
+      try {
+        const text: string | undefined = JSON.stringify(value, (_key: string, v: unknown) => {
+          if (typeof v === "bigint") return v.toString();
+          if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
+          if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+          if (v !== null && typeof v === "object") {
+            if (seen.has(v)) return "<unserializable cycle>";
+            seen.add(v);
+          }
+          return v;
+        });
+        return text === undefined ? "null" : text;
+      } catch (e) {
+        return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) });
+      }
+    };
+    const send = (): void => {
+      if (queue.length === 0 || typeof g.fetch !== "function") { sending = false; return; }
+      const body = queue.splice(0, 400).join("\n") + "\n";
+      const giveUp = (): void => { queue.length = 0; sending = false; }; // service unreachable
+      try {
+        g.fetch(url, {
+          method: "POST", body, keepalive: body.length < 60000,
+          headers: { "Content-Type": "application/x-ndjson" },
+          signal: typeof g.AbortSignal?.timeout === "function" ? g.AbortSignal.timeout(2000) : undefined,
+        }).then(send, giveUp);
+      } catch { giveUp(); }
+    };
+    const start = (): void => { if (!sending && queue.length) { sending = true; send(); } };
+    if (typeof g.process?.on === "function") g.process.on("beforeExit", start);
+    return (hypothesisId: string, location: string, message: string, data?: () => unknown): void => {
+      try {
+        let value: unknown = null;
+        try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
+        let text = serialize(value);
+        if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
+        if (queue.length >= maxQueued) return; // dropped: the service is not keeping up
+        queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
+        if (!sending) { sending = true; Promise.resolve().then(send); }
+      } catch { /* never break the program */ }
+    };
+  })());
+// #endregion
