@@ -56,6 +56,9 @@ func (s *Session) IngestHTTP(body []byte) (accepted, rejected int, err error) {
 		items = append(items, item{data: line, line: int64(n)})
 		return true
 	})
+	// Validation and redaction need no lock: concurrent requests overlap
+	// here and queue only to be numbered and written.
+	checked := check(items)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -68,7 +71,7 @@ func (s *Session) IngestHTTP(body []byte) (accepted, rejected int, err error) {
 		}
 		return 0, 0, ErrEmptyBody
 	}
-	accepted, rejected, err = s.ingest(SourceHTTP, items)
+	accepted, rejected, err = s.ingest(SourceHTTP, items, checked)
 	if accepted > 0 || rejected > 0 {
 		s.st.activity()
 	}
@@ -108,7 +111,7 @@ func (s *Session) DrainSpool() error {
 		if err := s.saveCheckpoint(); err != nil {
 			return err
 		}
-		if _, _, err := s.ingest(SourceFile, items); err != nil {
+		if _, _, err := s.ingest(SourceFile, items, check(items)); err != nil {
 			return err
 		}
 		s.ck.Spool, s.ck.Pending = next, nil
@@ -135,7 +138,24 @@ func spoolItems(lines []spool.Line) []item {
 // ingest is the one pipeline both transports share: validate and redact
 // each line, number the accepted ones, append them in one write, then append
 // the diagnostics. Caller holds s.mu.
-func (s *Session) ingest(source string, items []item) (accepted, rejected int, err error) {
+// checkedItem is an item after validation and redaction.
+type checkedItem struct {
+	rec evidence.Record
+	rej *evidence.Rejection
+}
+
+// check validates and redacts every item; it touches no session state.
+func check(items []item) []checkedItem {
+	out := make([]checkedItem, len(items))
+	for i, it := range items {
+		if !it.oversize {
+			out[i].rec, out[i].rej = evidence.Normalize(it.data, evidence.DefaultLimits)
+		}
+	}
+	return out
+}
+
+func (s *Session) ingest(source string, items []item, checked []checkedItem) (accepted, rejected int, err error) {
 	now := s.st.now().UnixMilli()
 	buf := s.lineBuf[:0]
 	seq := s.stats.events
@@ -146,7 +166,7 @@ func (s *Session) ingest(source string, items []item) (accepted, rejected int, e
 		redacted bool
 	}
 	var added []counted
-	for _, it := range items {
+	for i, it := range items {
 		if it.oversize {
 			rejected++
 			s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
@@ -154,7 +174,7 @@ func (s *Session) ingest(source string, items []item) (accepted, rejected int, e
 				Excerpt: excerpt(it.data)})
 			continue
 		}
-		rec, rej := evidence.Normalize(it.data, evidence.DefaultLimits)
+		rec, rej := &checked[i].rec, checked[i].rej
 		if rej != nil {
 			rejected++
 			s.addDiag(Diagnostic{Source: source, Level: "rejected", Reason: rej.Reason, Position: position(source, it), Excerpt: rej.Excerpt, ReceivedAt: now})
@@ -169,7 +189,7 @@ func (s *Session) ingest(source string, items []item) (accepted, rejected int, e
 		}
 		seq++
 		off := s.eventsSz + int64(len(buf))
-		buf = evidence.AppendStored(buf, s.eventID(seq), seq, now, &rec)
+		buf = evidence.AppendStored(buf, s.eventID(seq), seq, now, rec)
 		added = append(added, counted{off, rec.HypothesisID, rec.Timestamp, rec.Redactions > 0})
 		accepted++
 	}

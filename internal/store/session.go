@@ -241,7 +241,7 @@ func (s *Session) finishPending(p *pendingBatch) error {
 				}
 			}
 			if len(refused) > 0 {
-				if _, _, err := s.ingest(SourceFile, refused); err != nil {
+				if _, _, err := s.ingest(SourceFile, refused, check(refused)); err != nil {
 					return err
 				}
 			}
