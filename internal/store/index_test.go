@@ -8,13 +8,10 @@ import (
 
 // walk returns sequences in the index's logs order.
 func walk(ix *index) []int64 {
+	v := ix.view()
 	var out []int64
-	for p := 0; p < ix.len(); p++ {
-		i := p
-		if ix.order != nil {
-			i = int(ix.order[p])
-		}
-		out = append(out, int64(i)+1)
+	for p := 0; p < v.n; p++ {
+		out = append(out, int64(v.at(p))+1)
 	}
 	return out
 }
@@ -52,6 +49,9 @@ func TestIndexLogsOrder(t *testing.T) {
 		for i := range ts {
 			ts[i] = int64(i) + int64(r.Intn(50)) // slightly out of order, many ties
 			ix.add(int64(i), ts[i], "H")
+			if r.Intn(500) == 0 {
+				ix.view() // readers in between merge what arrived so far
+			}
 		}
 		want := make([]int64, len(ts))
 		for i := range want {
@@ -62,4 +62,26 @@ func TestIndexLogsOrder(t *testing.T) {
 			t.Fatal("index order differs from a stable sort by timestamp")
 		}
 	})
+}
+
+// TestIndexWideTimestampsAndOffsets: timestamps far apart and offsets past
+// 4 GiB (70,000 lines near the 64 KiB bound) are kept exactly.
+func TestIndexWideTimestampsAndOffsets(t *testing.T) {
+	var ix index
+	ix.reset(0)
+	tss := []int64{1784313728231, 1784313728231 + 1<<40, 1784313728231 - 5, 100_000_000_000}
+	const line = 66000
+	n := 70000
+	for i := 0; i < n; i++ {
+		ix.add(int64(i)*line, tss[i%len(tss)], "H")
+	}
+	v := ix.view()
+	for i := 0; i < n; i++ {
+		if v.ts(i) != tss[i%len(tss)] || v.off(i) != int64(i)*line {
+			t.Fatalf("event %d: ts %d off %d, want %d %d", i, v.ts(i), v.off(i), tss[i%len(tss)], int64(i)*line)
+		}
+	}
+	if got := walk(&ix)[:3]; !slices.Equal(got, []int64{4, 8, 12}) {
+		t.Fatalf("order starts %v", got)
+	}
 }

@@ -36,16 +36,12 @@ func (f Filter) needsText() bool { return f.Location != "" || f.Message != "" }
 // evidence file is append-only within a cycle, so the first N lines never
 // change until a reset, which Check detects.
 type Snapshot struct {
-	s      *Session
-	Epoch  int64
-	N      int
-	size   int64
-	off    []int64
-	ts     []int64
-	hyp    []uint32
-	labels []string
-	order  []int32
-	file   *os.File
+	s     *Session
+	Epoch int64
+	N     int
+	size  int64
+	indexView
+	file  *os.File
 	// Rejected and RedactedEvents are the cycle's counts when the view was taken.
 	Rejected       int64
 	RedactedEvents int64
@@ -69,24 +65,12 @@ func (s *Session) Snapshot(epoch int64) (*Snapshot, error) {
 	if epoch != 0 && epoch != s.meta.Epoch {
 		return nil, fmt.Errorf("%w: read in cycle %d, the session is now in cycle %d", ErrStale, epoch, s.meta.Epoch)
 	}
-	ix := &s.index
-	n := ix.len()
-	return &Snapshot{s: s, Epoch: s.meta.Epoch, N: n, size: s.eventsSz,
-		off: ix.off[:n:n], ts: ix.ts[:n:n], hyp: ix.hyp[:n:n],
-		labels: slicesClone(ix.labels), order: cloneOrder(ix.order), file: s.events,
+	v := s.index.view()
+	return &Snapshot{s: s, Epoch: s.meta.Epoch, N: v.n, size: s.eventsSz, indexView: v, file: s.events,
 		Rejected: s.stats.rejected, RedactedEvents: s.stats.redacted}, nil
 }
 
 func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
-
-// cloneOrder copies the permutation (insertions move its elements); nil,
-// the identity, needs no copy.
-func cloneOrder(o []int32) []int32 {
-	if o == nil {
-		return nil
-	}
-	return slicesClone(o)
-}
 
 // Check fails if the session was reset after the view was taken.
 func (v *Snapshot) Check() error {
@@ -132,16 +116,13 @@ func (v *Snapshot) Iter(f Filter) *Cursor {
 func (c *Cursor) Next() (seq int64, line []byte, ok bool, err error) {
 	v, f := c.v, c.f
 	for c.pos < v.N {
-		i := int32(c.pos)
-		if v.order != nil {
-			i = v.order[c.pos]
-		}
+		i := v.at(c.pos)
 		c.pos++
 		seq := int64(i) + 1
 		if f.SeqFrom > 0 && seq < f.SeqFrom || f.SeqTo > 0 && seq > f.SeqTo {
 			continue
 		}
-		if f.Since > 0 && v.ts[i] < f.Since || f.Until > 0 && v.ts[i] > f.Until {
+		if f.Since > 0 && v.ts(i) < f.Since || f.Until > 0 && v.ts(i) > f.Until {
 			continue
 		}
 		if c.hypSet != nil && !c.hypSet[v.hyp[i]] {
@@ -165,10 +146,10 @@ func (c *Cursor) Next() (seq int64, line []byte, ok bool, err error) {
 func (c *Cursor) Line(seq int64) ([]byte, error) {
 	v := c.v
 	i := int(seq - 1)
-	start := v.off[i]
+	start := v.off(i)
 	end := v.size
-	if i+1 < len(v.off) {
-		end = v.off[i+1]
+	if i+1 < v.N {
+		end = v.off(i + 1)
 	}
 	end-- // drop the newline
 	if start >= c.bufOff && end <= c.bufOff+int64(len(c.buf)) {
