@@ -41,7 +41,7 @@ type Snapshot struct {
 	N     int
 	size  int64
 	indexView
-	file  *os.File
+	file *os.File
 	// Rejected and RedactedEvents are the cycle's counts when the view was taken.
 	Rejected       int64
 	RedactedEvents int64
