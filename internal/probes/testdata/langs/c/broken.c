@@ -1,0 +1,5 @@
+int f(void) {
+    // #region agent log
+    agent_debug_log("H1");
+    return 0;
+}

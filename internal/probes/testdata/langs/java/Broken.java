@@ -1,0 +1,6 @@
+public class Broken {
+    static int f() {
+        return 1;
+        // #endregion
+    }
+}

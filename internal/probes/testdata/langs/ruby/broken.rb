@@ -1,0 +1,4 @@
+def f(x)
+  x + 1
+  # endregion
+end

@@ -1,0 +1,4 @@
+func f() -> Int {
+    // #endregion
+    return 1
+}

@@ -1,0 +1,4 @@
+export function g(y: number): number {
+  return y * 2;
+  // #endregion
+}
