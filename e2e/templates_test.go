@@ -39,6 +39,10 @@ type templateCase struct {
 	Timeout          time.Duration
 	HelperFile       string            // when set, the helper goes into this file of the work dir, not at @HELPER@
 	Fills            map[string]string // extra placeholders (e.g. a package name) and their values
+	Variant          string            // names a second build of the same combination (e.g. another compiler)
+	// NotInstallableHere marks a runtime this project's machines cannot install:
+	// the case skips even under DEBUG_MODE_REQUIRE_RUNTIMES.
+	NotInstallableHere bool
 }
 
 var templateCases []templateCase
@@ -63,8 +67,17 @@ const trickyString = "quote\" backslash\\ newline\n tab\t ctrl\u0001 é 日本 �
 func TestTemplatesLive(t *testing.T) {
 	sort.Slice(templateCases, func(i, j int) bool { return templateCases[i].Language < templateCases[j].Language })
 	for _, c := range templateCases {
-		t.Run(c.Language+"+"+c.Ingest, func(t *testing.T) {
+		name := c.Language + "+" + c.Ingest
+		if c.Variant != "" {
+			name += "+" + c.Variant
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			for _, n := range c.Runtimes {
+				if _, err := exec.LookPath(n); err != nil && c.NotInstallableHere {
+					t.Skipf("runtime %s not installed (it cannot be installed on this project's machines)", n)
+				}
+			}
 			requireRuntimes(t, c.Runtimes)
 			runTemplateCase(t, c)
 		})
