@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -153,7 +154,7 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 
 	if spec.Slurp {
 		var events []any
-		batches, stop := stream(ctx, it, 0)
+		batches, stop := stream(ctx, it, 0, paths, nil)
 		for b := range batches {
 			<-b.done
 			if b.err != nil {
@@ -164,9 +165,7 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 				stop()
 				return Page{}, fmt.Errorf("%w: more than %d events match; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp", ErrBound, MaxSlurp)
 			}
-			for _, ev := range b.evs {
-				paths.observe(ev)
-			}
+			paths.merge(b.seen)
 			events = append(events, b.evs...)
 		}
 		stop()
@@ -180,8 +179,12 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 			p.Next = &Position{Skip: pos.Skip + out.taken}
 		}
 	} else {
+		// Workers decode and evaluate in parallel; here the values are
+		// taken in logs order until the page is full.
+		perEvent := limit + pos.Skip
+		eval := func(ev any) evalOut { return evaluate(ctx, code, ev, vars, perEvent) }
 		consumed := pos.Event
-		batches, stop := stream(ctx, it, pos.Event)
+		batches, stop := stream(ctx, it, pos.Event, paths, eval)
 		first := true
 	walk:
 		for b := range batches {
@@ -190,25 +193,25 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 				stop()
 				return Page{}, b.err
 			}
-			for i, ev := range b.evs {
-				if ctx.Err() != nil {
+			paths.merge(b.seen)
+			for i, o := range b.outs {
+				if o.err != nil {
 					stop()
-					return Page{}, fmt.Errorf("the query ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify the program", Timeout)
+					return Page{}, fmt.Errorf("%w (on event SEQ %d)", o.err, b.seqs[i])
 				}
-				paths.observe(ev)
 				p.Events++
 				skip := 0
 				if first {
 					skip, first = pos.Skip, false
 				}
-				already, before := skip, out.taken
-				done, err := out.run(ctx, code, ev, vars, &skip)
-				if err != nil {
-					stop()
-					return Page{}, fmt.Errorf("%w (on event SEQ %d)", err, b.seqs[i])
-				}
-				if !done {
-					p.Next = &Position{Event: consumed, Skip: already + out.taken - before}
+				vals := o.values[min(skip, len(o.values)):]
+				taken, full := out.take(vals)
+				p.Oversize += o.oversize
+				if full || (o.more && taken == len(vals)) {
+					if !full {
+						out.full("values")
+					}
+					p.Next = &Position{Event: consumed, Skip: skip + taken}
 					break walk
 				}
 				consumed++
@@ -225,6 +228,72 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 		p.Warnings = append(p.Warnings, paths.warnings()...)
 	}
 	return p, snap.Check()
+}
+
+// evaluate runs the program on one event, keeping at most maxValues values
+// and MaxPageBytes bytes (a page could not hold more).
+func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, maxValues int) evalOut {
+	var o evalOut
+	size := 0
+	iter := code.RunWithContext(ctx, ev, vars...)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return o
+		}
+		if err, isErr := v.(error); isErr {
+			var he *gojq.HaltError
+			if errors.As(err, &he) && he.Value() == nil {
+				return o
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				o.err = fmt.Errorf("%w: it ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", ErrProgram, Timeout)
+			} else {
+				o.err = fmt.Errorf("%w: %v", ErrProgram, err)
+			}
+			return o
+		}
+		if len(o.values) >= maxValues || size > MaxPageBytes {
+			o.more = true
+			return o
+		}
+		b, err := gojq.Marshal(v)
+		if err != nil {
+			o.err = fmt.Errorf("%w: %v", ErrProgram, err)
+			return o
+		}
+		if len(b) > MaxValueBytes {
+			o.oversize++
+			b = []byte(fmt.Sprintf(`{"omitted":"value of %d bytes exceeds the %d-byte bound; select a smaller part of it"}`, len(b), MaxValueBytes))
+		}
+		size += len(b)
+		o.values = append(o.values, b)
+	}
+}
+
+// take adds values to the page until it is full; it reports how many it
+// took and whether the page filled before all were taken.
+func (c *collector) take(vals [][]byte) (int, bool) {
+	for i, b := range vals {
+		if len(c.page.Values) >= c.limit {
+			c.full("values")
+			return i, true
+		}
+		if c.bytes+len(b) > MaxPageBytes && len(c.page.Values) > 0 {
+			c.full("bytes")
+			return i, true
+		}
+		c.bytes += len(b)
+		c.page.Values = append(c.page.Values, b)
+		c.taken++
+	}
+	return len(vals), false
+}
+
+func (c *collector) full(by string) {
+	if c.page.StoppedBy == "" {
+		c.page.StoppedBy = by
+	}
 }
 
 // collector gathers values until a bound is reached.
@@ -286,6 +355,7 @@ func (c *collector) run(ctx context.Context, code *gojq.Code, input any, vars []
 type pathCheck struct {
 	paths [][]string
 	seen  []bool
+	done  atomic.Bool
 }
 
 var pathRE = regexp.MustCompile(`(?:^|[^\w\].?"$])\.(hypothesisId|location|message|data|timestamp|sequence|receivedAt|id|[A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)*)`)
@@ -318,9 +388,11 @@ func stripStrings(prog string) string {
 	return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).ReplaceAllString(prog, `""`)
 }
 
-func (pc *pathCheck) observe(ev any) {
+// observe marks in seen the paths ev has. Workers each fill their own
+// slice; merge folds them in.
+func (pc *pathCheck) observe(ev any, seen []bool) {
 	for i, path := range pc.paths {
-		if pc.seen[i] {
+		if seen[i] || pc.done.Load() {
 			continue
 		}
 		var cur any = ev
@@ -336,7 +408,18 @@ func (pc *pathCheck) observe(ev any) {
 				break
 			}
 		}
-		pc.seen[i] = found
+		seen[i] = found
+	}
+}
+
+func (pc *pathCheck) merge(seen []bool) {
+	all := true
+	for i := range pc.seen {
+		pc.seen[i] = pc.seen[i] || seen[i]
+		all = all && pc.seen[i]
+	}
+	if all {
+		pc.done.Store(true) // every path seen: workers can stop looking
 	}
 }
 

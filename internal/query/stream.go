@@ -15,17 +15,30 @@ type batch struct {
 	seqs  []int64
 	lines [][]byte
 	arena []byte
-	evs   []any
+	evs   []any     // decoded events, kept only when there is no evaluator
+	outs  []evalOut // per event, when there is one
+	seen  []bool    // program paths some event of this batch has
 	err   error
 	done  chan struct{}
 }
+
+// evalOut is what one event's evaluation produced, bounded.
+type evalOut struct {
+	values   [][]byte
+	more     bool // stopped at the bound: the event has more values
+	oversize int
+	err      error
+}
+
+// evaluator runs the program on one decoded event.
+type evaluator func(ev any) evalOut
 
 const batchSize = 256
 
 // stream walks the matching events after the first skip ones and delivers
 // them decoded, in order. Decoding runs on every core; call stop when done
 // (it is safe to stop early).
-func stream(ctx context.Context, it *store.Cursor, skip int) (out <-chan *batch, stop func()) {
+func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, eval evaluator) (out <-chan *batch, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	ordered := make(chan *batch, 8)
 	jobs := make(chan *batch, 8)
@@ -37,13 +50,26 @@ func stream(ctx context.Context, it *store.Cursor, skip int) (out <-chan *batch,
 			defer wg.Done()
 			dc := newDecoder()
 			for b := range jobs {
-				b.evs = make([]any, len(b.lines))
+				b.seen = make([]bool, len(paths.paths))
+				if eval == nil {
+					b.evs = make([]any, len(b.lines))
+				} else {
+					b.outs = make([]evalOut, len(b.lines))
+				}
 				for i, line := range b.lines {
-					if b.evs[i], b.err = dc.decode(line); b.err != nil {
-						b.err = fmt.Errorf("stored event SEQ %d is unreadable: %w", b.seqs[i], b.err)
+					ev, err := dc.decode(line)
+					if err != nil {
+						b.err = fmt.Errorf("stored event SEQ %d is unreadable: %w", b.seqs[i], err)
 						break
 					}
+					paths.observe(ev, b.seen)
+					if eval == nil {
+						b.evs[i] = ev
+					} else {
+						b.outs[i] = eval(ev)
+					}
 				}
+				b.lines, b.arena = nil, nil
 				close(b.done)
 			}
 		}()
