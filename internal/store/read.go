@@ -222,6 +222,7 @@ type Page struct {
 	Rejected       int64             `json:"rejectedRecords"`
 	RedactedEvents int64             `json:"redactedEvents"`
 	Events         []json.RawMessage `json:"events"`
+	UserEvidence   UserEvidenceCount `json:"userEvidence"` // set by the service
 }
 
 // Logs returns one page of the events matching f, in logs order, with

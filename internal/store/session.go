@@ -374,6 +374,7 @@ type Status struct {
 	Diagnostics        []Diagnostic      `json:"diagnostics"`
 	DiagnosticsOmitted int64             `json:"diagnosticsOmitted"`
 	LastShownIngestURL string            `json:"-"`
+	UserEvidence       UserEvidenceCount `json:"userEvidence"` // set by the service
 }
 
 // Version names the evidence a reader saw: the reset cycle and the last
