@@ -29,6 +29,9 @@ const (
 	Timeout       = 20 * time.Second
 )
 
+// useProjection lets tests compare projected and whole-event runs.
+var useProjection = true
+
 // ErrCompile is wrapped by every error in the program itself (usage errors).
 var ErrCompile = errors.New("the jq program does not compile")
 
@@ -154,7 +157,7 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 
 	if spec.Slurp {
 		var events []any
-		batches, stop := stream(ctx, it, 0, paths, nil)
+		batches, stop := stream(ctx, it, 0, paths, nil, nil)
 		for b := range batches {
 			<-b.done
 			if b.err != nil {
@@ -184,7 +187,11 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 		perEvent := limit + pos.Skip
 		eval := func(ev any) evalOut { return evaluate(ctx, code, ev, vars, perEvent) }
 		consumed := pos.Event
-		batches, stop := stream(ctx, it, pos.Event, paths, eval)
+		var proj *projection
+		if useProjection {
+			proj = planProjection(spec.Program, paths.paths)
+		}
+		batches, stop := stream(ctx, it, pos.Event, paths, eval, proj)
 		first := true
 	walk:
 		for b := range batches {

@@ -38,7 +38,7 @@ const batchSize = 256
 // stream walks the matching events after the first skip ones and delivers
 // them decoded, in order. Decoding runs on every core; call stop when done
 // (it is safe to stop early).
-func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, eval evaluator) (out <-chan *batch, stop func()) {
+func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, eval evaluator, proj *projection) (out <-chan *batch, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	ordered := make(chan *batch, 8)
 	jobs := make(chan *batch, 8)
@@ -57,8 +57,19 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 					b.outs = make([]evalOut, len(b.lines))
 				}
 				for i, line := range b.lines {
-					ev, err := dc.decode(line)
-					if err != nil {
+					var ev any
+					var err error
+					if proj != nil && eval != nil {
+						// Try the program on the fields it can see; only an event
+						// it keeps (or fails on) is decoded whole and run again.
+						if ev, err = dc.decodeProjected(line, proj); err == nil {
+							paths.observe(ev, b.seen)
+							if o := eval(ev); len(o.values) == 0 && !o.more && o.err == nil {
+								continue
+							}
+						}
+					}
+					if ev, err = dc.decode(line); err != nil {
 						b.err = fmt.Errorf("stored event SEQ %d is unreadable: %w", b.seqs[i], err)
 						break
 					}
