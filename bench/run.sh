@@ -25,6 +25,7 @@ echo "building into $OUT/ ..." >&2
 go build -o "$OUT/debug-mode" ./cmd/debug-mode
 go build -o "$OUT/ingest" ./bench/ingest
 go build -o "$OUT/roundtrip" ./bench/roundtrip
+go build -o "$OUT/reading" ./bench/reading
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain -- cmd internal go.mod go.sum 2>/dev/null)" ]; then rev="$rev + uncommitted changes"; fi
@@ -63,4 +64,11 @@ if [ "${PROFILE:-0}" = 1 ]; then
     echo "== ${heap} (live heap when the service stopped, top 5)"
     go tool pprof -sample_index=inuse_space -top -nodecount=5 "$OUT/debug-mode-prof" "$heap" 2>/dev/null | sed -n '/flat%/,$p'
   done
+fi
+
+# Reading a 1,000,000-event session: logs pages, a streaming query next to
+# jq (and gojq/jaq when installed) on the same file, service memory.
+if [ "${READING:-1}" = 1 ]; then
+  echo
+  "$OUT/reading" -bin "$OUT/debug-mode" -events "$EVENTS" -runs 15 -qruns 3
 fi
