@@ -8,9 +8,11 @@ const agentLog: AgentLog = (globalThis as unknown as { agentLog?: AgentLog }).ag
       AbortSignal?: { timeout?: (ms: number) => unknown };
       process?: { on?: (event: string, listener: () => void) => void };
     };
-    const url = "__INGEST_URL__", maxData = 16000, maxQueued = 10000;
+    const url = "__INGEST_URL__", maxData = 16000, maxQueued = 100000, maxBody = 1000000;
     const queue: string[] = [];
-    let sending = false; // one batch in flight at a time
+    let sending = false, dropped = 0; // one batch in flight at a time
+    const record = (hypothesisId: string, location: string, message: string, data: string): string =>
+      `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${data},"timestamp":${Date.now()}}`;
     const serialize = (value: unknown): string => {
       const seen = new WeakSet<object>();
       try {
@@ -30,8 +32,11 @@ const agentLog: AgentLog = (globalThis as unknown as { agentLog?: AgentLog }).ag
       }
     };
     const send = (): void => {
-      if (queue.length === 0 || typeof g.fetch !== "function") { sending = false; return; }
-      const body = queue.splice(0, 400).join("\n") + "\n";
+      if (dropped) { queue.push(record("agentDebug", "agentLog", "events dropped: queue full", `{"agentDebugDropped":${dropped}}`)); dropped = 0; }
+      if (queue.length === 0 || typeof g.fetch !== "function") { queue.length = 0; sending = false; return; }
+      let n = 0, size = 0; // as many queued events as fit in about 1 MB
+      while (n < queue.length && (n === 0 || size + queue[n]!.length < maxBody)) size += queue[n++]!.length + 1;
+      const body = queue.splice(0, n).join("\n") + "\n";
       const giveUp = (): void => { queue.length = 0; sending = false; }; // service unreachable
       try {
         g.fetch(url, {
@@ -49,8 +54,8 @@ const agentLog: AgentLog = (globalThis as unknown as { agentLog?: AgentLog }).ag
         try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
         let text = serialize(value);
         if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
-        if (queue.length >= maxQueued) return; // dropped: the service is not keeping up
-        queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
+        if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
+        queue.push(record(hypothesisId, location, message, text));
         if (!sending) { sending = true; Promise.resolve().then(send); }
       } catch { /* never break the program */ }
     };
