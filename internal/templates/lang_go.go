@@ -8,6 +8,7 @@ func init() {
 		notes: []string{
 			"The helper is a complete file of its own, not a paste: its imports must open a file. Save it as agent_debug_log.go in each package you instrument (one file per package; agentLog is unexported, so it never joins the package's API), with __PACKAGE_NAME__ set to that package's name. Nothing needs importing at the call sites.",
 			"Pass data inside func() any { return … } (as the call template does) so building the value runs inside the helper's recover and a nil dereference or index panic becomes an agentDebugDataError instead of crashing the program.",
+			"Each event is one write of one line to the Append Path, opened once (O_APPEND) and kept open, so concurrent goroutines and processes never interleave; a call costs a few microseconds.",
 			"Values are encoded with encoding/json (exported struct fields only, unless tagged); a value it cannot encode (a channel, a func, a cycle, NaN) is sent as an agentDebugUnserializable marker.",
 			"When done, delete agent_debug_log.go: removing its region leaves only the package clause behind.",
 		}})
