@@ -42,11 +42,15 @@ mod agent_debug_mode {
             "{{\"hypothesisId\":{},\"location\":{},\"message\":{},\"data\":{},\"timestamp\":{}}}\n",
             json_string(hypothesis_id), json_string(location), json_string(message), text, ts
         );
-        let mut options = std::fs::OpenOptions::new();
-        options.append(true).create(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        if let Ok(mut f) = options.open(PATH) {
+        static FILE: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+        let file = FILE.get_or_init(|| {
+            let mut options = std::fs::OpenOptions::new();
+            options.append(true).create(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            options.open(PATH).ok() // opened once, kept open
+        });
+        if let Some(mut f) = file.as_ref() {
             let _ = f.write_all(line.as_bytes()); // one write per line: threads and processes never interleave
         }
     }
