@@ -1,0 +1,186 @@
+// Command helpers measures what a probe costs inside the instrumented
+// program: the rendered Go (file) and TypeScript (HTTP, compiled and run on
+// Node) helpers, called n times against a live session of the real binary.
+// For each workload it prints the time spent inside the helper call per
+// event (hot path), the wall time per event until the program has handed off
+// every event, and checks with `status --json` that every event arrived.
+//
+//	go build -o bench/out/debug-mode ./cmd/debug-mode
+//	go run ./bench/helpers -bin bench/out/debug-mode -n 100000 -repeat 3
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentic-debug-mode/debug-mode/bench/internal/harness"
+)
+
+type workload struct {
+	name, lang, ingest string
+	args               []string // extra program arguments
+}
+
+func main() {
+	bin := flag.String("bin", "bench/out/debug-mode", "path to the debug-mode binary")
+	n := flag.Int("n", 100000, "events per run")
+	repeat := flag.Int("repeat", 3, "runs per workload; the median is reported")
+	tsc := flag.String("tsc", "tools/node_modules/.bin/tsc", "TypeScript compiler (scripts/setup.sh installs it)")
+	only := flag.String("only", "go,node", "helpers to measure: go, node or both")
+	flag.Parse()
+	if *n <= 0 || *repeat <= 0 {
+		fail(errors.New("-n and -repeat must be positive"))
+	}
+	src, err := filepath.Abs("bench/helpers")
+	if err != nil {
+		fail(err)
+	}
+	e, err := harness.NewEnv(*bin, "")
+	if err != nil {
+		fail(err)
+	}
+	defer e.Close()
+	s, err := e.Create()
+	if err != nil {
+		fail(err)
+	}
+	work, err := os.MkdirTemp("", "debug-mode-helpers-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(work)
+
+	var loads []workload
+	if strings.Contains(*only, "go") {
+		helper := strings.ReplaceAll(template(e, "go", "file", s.SessionID), "__PACKAGE_NAME__", "main")
+		dir := filepath.Join(work, "go")
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, "agent_debug_log.go"), []byte(helper), 0o644))
+		must(copyFile(filepath.Join(src, "go", "main.go"), filepath.Join(dir, "main.go")))
+		must(run(dir, "go", "build", "-o", "program", "main.go", "agent_debug_log.go"))
+		loads = append(loads,
+			workload{"Go, 1 goroutine", "go", "file", []string{"-g", "1"}},
+			workload{"Go, 4 goroutines", "go", "file", []string{"-g", "4"}})
+	}
+	if strings.Contains(*only, "node") {
+		compiler, err := filepath.Abs(*tsc)
+		if err != nil {
+			fail(err)
+		}
+		helper := template(e, "typescript", "http", s.SessionID)
+		body, err := os.ReadFile(filepath.Join(src, "node", "bench.ts"))
+		if err != nil {
+			fail(err)
+		}
+		dir := filepath.Join(work, "node")
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, "bench.ts"), []byte(helper+"\n"+string(body)), 0o644))
+		must(run(dir, compiler, "--strict", "--target", "es2020", "--module", "commonjs", "--lib", "es2020", "bench.ts"))
+		loads = append(loads,
+			workload{"TypeScript on Node, bursts of 100", "node", "http", []string{"100"}},
+			workload{"TypeScript on Node, bursts of 1000", "node", "http", []string{"1000"}})
+	}
+
+	fmt.Printf("| helper (transport) | events | delivered | hot path µs/event | wall µs/event |\n| --- | --- | --- | --- | --- |\n")
+	for _, w := range loads {
+		var hot, total []float64
+		delivered := int64(-1)
+		for r := 0; r < *repeat; r++ {
+			if _, err := e.Run("reset", "--session", s.SessionID); err != nil {
+				fail(err)
+			}
+			var out string
+			if w.lang == "go" {
+				out, err = output(filepath.Join(work, "go"), "./program", append([]string{"-n", strconv.Itoa(*n), "-hypothesis", "bench"}, w.args...)...)
+			} else {
+				out, err = output(filepath.Join(work, "node"), "node", "bench.js", strconv.Itoa(*n), w.args[0], "bench")
+			}
+			if err != nil {
+				fail(err)
+			}
+			f := fields(out)
+			hot = append(hot, float64(f["hot_ns"])/float64(f["events"])/1000)
+			total = append(total, float64(f["total_ns"])/float64(f["events"])/1000)
+			st, err := e.Status(s.SessionID)
+			if err != nil {
+				fail(err)
+			}
+			if delivered < 0 || st.Events < delivered {
+				delivered = st.Events // the worst run
+			}
+		}
+		fmt.Printf("| %s (%s) | %d | %d | %.2f | %.2f |\n", w.name, w.ingest, *n, delivered, median(hot), median(total))
+	}
+}
+
+func template(e *harness.Env, lang, ingest, id string) string {
+	out, err := e.Run("template", "--language", lang, "--ingest", ingest, "--section", "helper", "--session", id)
+	if err != nil {
+		fail(err)
+	}
+	return string(out)
+}
+
+// fields parses "key=value key=value" integers from a program's output.
+func fields(out string) map[string]int64 {
+	m := map[string]int64{}
+	for _, f := range strings.Fields(out) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			m[k], _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	if m["events"] <= 0 {
+		fail(fmt.Errorf("unexpected program output %q", out))
+	}
+	return m
+}
+
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+func run(dir, name string, args ...string) error {
+	_, err := output(dir, name, args...)
+	return err
+}
+
+func output(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, ee.Stderr)
+		}
+		return "", err
+	}
+	return string(out), nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+func must(err error) {
+	if err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "helpers:", err)
+	os.Exit(1)
+}
