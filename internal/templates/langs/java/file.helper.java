@@ -6,6 +6,7 @@ public final class AgentDebugLog {
   private static final String PATH = "__APPEND_PATH__";
   private static final int MAX_DATA = 16000; // bytes of serialized data kept per event
   private static final java.util.regex.Pattern NUMBER = java.util.regex.Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
+  private static final java.io.FileOutputStream OUT = open(); // opened once in append mode, kept open
 
   /** Lazy data: the supplier runs inside the guard, so a throwing expression becomes an agentDebugDataError. */
   public static void log(String hypothesisId, String location, String message, java.util.function.Supplier<?> data) {
@@ -17,12 +18,7 @@ public final class AgentDebugLog {
   /** Eager data: a Map, Collection/Iterable, array, String, Number, Boolean, Character, enum or null. */
   public static void log(String hypothesisId, String location, String message, Object data) {
     try {
-      String text;
-      try {
-        text = write(new StringBuilder(), data, new java.util.IdentityHashMap<Object, Boolean>(), 0).toString();
-      } catch (Throwable e) {
-        text = "{\"agentDebugUnserializable\":" + quote(String.valueOf(e)) + "}";
-      }
+      String text = serialize(data);
       byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
       if (utf8.length > MAX_DATA) {
         int cut = Character.isHighSurrogate(text.charAt(999)) ? 999 : 1000;
@@ -30,9 +26,7 @@ public final class AgentDebugLog {
       }
       String line = "{\"hypothesisId\":" + quote(hypothesisId) + ",\"location\":" + quote(location) + ",\"message\":"
           + quote(message) + ",\"data\":" + text + ",\"timestamp\":" + System.currentTimeMillis() + "}\n";
-      try (java.io.FileOutputStream out = new java.io.FileOutputStream(PATH, true)) {
-        out.write(line.getBytes(java.nio.charset.StandardCharsets.UTF_8)); // one write: lines never interleave
-      }
+      if (OUT != null) OUT.write(line.getBytes(java.nio.charset.StandardCharsets.UTF_8)); // one write: lines never interleave
     } catch (Throwable ignored) { /* never break the program */ }
   }
 
@@ -43,6 +37,10 @@ public final class AgentDebugLog {
     return m;
   }
 
+  private static String serialize(Object data) {
+    try { return write(new StringBuilder(), data, new java.util.IdentityHashMap<Object, Boolean>(), 0).toString(); }
+    catch (Throwable e) { return "{\"agentDebugUnserializable\":" + quote(String.valueOf(e)) + "}"; }
+  }
   private static StringBuilder write(StringBuilder sb, Object v, java.util.Map<Object, Boolean> path, int depth) {
     if (sb.length() > 1 << 20) throw new IllegalStateException("data larger than 1 MiB");
     boolean isMap = v instanceof java.util.Map, isList = v instanceof Iterable || (v != null && v.getClass().isArray());
@@ -66,7 +64,9 @@ public final class AgentDebugLog {
     path.remove(v);
     return sb.append(isMap ? '}' : ']');
   }
-
+  private static java.io.FileOutputStream open() {
+    try { return new java.io.FileOutputStream(PATH, true); } catch (Throwable e) { return null; }
+  }
   private static String quote(String s) {
     if (s == null) return "null";
     StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
