@@ -62,6 +62,7 @@ type language struct {
 	verifiedLive              bool
 	notes                     []string
 	extraPlaceholders         []Placeholder // beyond the standard five, e.g. a package name
+	regions                   *Regions      // markers other than the ones derived from comment (e.g. PowerShell's #region)
 }
 
 // registry lists every language; each lang_<id>.go file registers its own.
@@ -149,6 +150,9 @@ func (l language) render(ingest string) (*Template, error) {
 	}
 	if l.comment == "#" {
 		t.Regions = Regions{Start: "# region agent log", End: "# endregion"}
+	}
+	if l.regions != nil {
+		t.Regions = *l.regions
 	}
 	endpoint := Placeholder{"__APPEND_PATH__", "the Append Path printed by debug-mode create or reset"}
 	if ingest == "http" {
