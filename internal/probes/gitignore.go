@@ -202,14 +202,19 @@ func repoRoot(dir string) string {
 
 // ancestorIgnores returns the ignore rules that apply to folder dir from
 // above it: .git/info/exclude and every .gitignore from the repository root
-// down to dir's parent. dir's own .gitignore is read by the walk.
-func ancestorIgnores(dir string) ignoreStack {
+// down to dir's parent. Outside a repository, the .gitignore files from the
+// working directory wd down apply, when dir is inside it. dir's own
+// .gitignore is read by the walk.
+func ancestorIgnores(dir, wd string) ignoreStack {
+	var s ignoreStack
 	root := repoRoot(dir)
-	if root == "" {
+	if root != "" {
+		s = s.push(loadIgnoreFile(filepath.Join(root, ".git", "info", "exclude"), root))
+	} else if rel, err := filepath.Rel(wd, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		root = wd
+	} else {
 		return nil
 	}
-	var s ignoreStack
-	s = s.push(loadIgnoreFile(filepath.Join(root, ".git", "info", "exclude"), root))
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == "." {
 		return s

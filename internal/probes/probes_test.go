@@ -394,3 +394,21 @@ func TestReadSourceGrowsBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestGitignoreWithoutRepository: outside a repository, the .gitignore files
+// from the working directory down still apply to a named subfolder.
+func TestGitignoreWithoutRepository(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".gitignore":   "*.min.js\n",
+		"web/a.min.js": region,
+		"web/ok.js":    region,
+	})
+	r, err := Scan(Options{Dir: dir, Paths: []string{"web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files(r); got != "web/ok.js" {
+		t.Errorf("got %q, want only web/ok.js", got)
+	}
+}

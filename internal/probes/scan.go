@@ -63,13 +63,10 @@ type Report struct {
 	Broken       []Broken `json:"broken"`
 }
 
-// Files is the number of distinct files with a region or a broken marker.
+// Files is the number of distinct files with a well-formed region.
 func (r *Report) Files() int {
 	seen := map[string]bool{}
 	for _, x := range r.Regions {
-		seen[x.File] = true
-	}
-	for _, x := range r.Broken {
 		seen[x.File] = true
 	}
 	return len(seen)
@@ -326,7 +323,7 @@ func (s *scanner) feedTree(paths []string) error {
 			s.jobs <- job{abs: r.abs, rel: s.rel(r.abs)} // named explicitly: scanned whatever its name
 			continue
 		}
-		ign := ancestorIgnores(r.abs)
+		ign := ancestorIgnores(r.abs, s.dir)
 		s.walk(r.abs, ign)
 	}
 	return nil
