@@ -28,6 +28,10 @@ func (s *Server) control() *http.ServeMux {
 		m.HandleFunc("DELETE /v1/sessions/{id}", s.handleClean)
 		m.HandleFunc("POST /v1/sessions/{id}/logs", s.handleLogs)
 		m.HandleFunc("POST /v1/sessions/{id}/query", s.handleQuery)
+		m.HandleFunc("GET /v1/sessions/{id}/locations", s.handleLocations)
+		m.HandleFunc("GET /v1/sessions/{id}/user-evidence", s.handleUserEvidence)
+		m.HandleFunc("POST /v1/sessions/{id}/user-evidence/notes", s.handleAddNote)
+		m.HandleFunc("POST /v1/sessions/{id}/user-evidence/files", s.handleAddFile)
 		s.mux = m
 	})
 	return s.mux
@@ -133,6 +137,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	st.UserEvidence = sess.UserEvidenceCount()
 	info := s.info(sess)
 	writeJSON(w, http.StatusOK, StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath,
 		IngestURLChanged: info.IngestURLChanged, PreviousURL: info.PreviousURL})

@@ -62,6 +62,7 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	page.UserEvidence = sess.UserEvidenceCount()
 	writeJSON(w, http.StatusOK, page)
 }
 
