@@ -22,11 +22,12 @@ import (
 
 // Exit codes, documented in the README and in `debug-mode --help`.
 const (
-	ExitOK       = 0
-	ExitFailure  = 1 // the operation could not be done (storage, service start)
-	ExitUsage    = 2 // bad command line: unknown command or flag, bad value, removed interface
-	ExitNotFound = 3 // no session with that id
-	ExitStale    = 4 // the evidence was reset since the page or cursor was read
+	ExitOK          = 0
+	ExitFailure     = 1 // the operation could not be done (storage, service start)
+	ExitUsage       = 2 // bad command line: unknown command or flag, bad value, removed interface
+	ExitNotFound    = 3 // no session with that id
+	ExitStale       = 4 // the evidence was reset since the page or cursor was read
+	ExitCheckFailed = 5 // probes --check: agent log regions or broken markers remain
 )
 
 // usageError marks errors that are the caller's command line.
@@ -107,7 +108,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func classify(err error) (int, string, string) {
 	var ue *usageError
 	var ce *client.Error
+	var xe *exitError
 	switch {
+	case errors.As(err, &xe):
+		return xe.code, xe.kind, xe.msg
 	case errors.As(err, &ue):
 		return ExitUsage, "usage", ue.msg
 	case errors.As(err, &ce):
@@ -149,7 +153,7 @@ redacted events. Repeat reset → reproduce → read until the evidence proves t
 fix, then remove the probes.
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session, 4 evidence
-reset since the page or cursor was read.`,
+reset since the page or cursor was read, 5 probes --check found regions.`,
 		Version:       buildinfo.FullVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -177,6 +181,8 @@ reset since the page or cursor was read.`,
 		newSessionsCmd(e),
 		newCleanCmd(e),
 		newStopCmd(e),
+		newProbesCmd(e),
+		newEvidenceCmd(e),
 	)
 	addRemovedCommands(root)
 	return root

@@ -54,6 +54,7 @@ func Logs(w io.Writer, v LogsView) {
 		fmt.Fprintf(w, " Matched per hypothesis: %s.", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, " Rejected records: %d.\n", v.Rejected)
+	userEvidenceLine(w, v.UserEvidence, v.SessionID)
 	if v.Next != "" {
 		fmt.Fprintf(w, "Next page: %s\n", v.Next)
 	}

@@ -47,6 +47,7 @@ func Status(w io.Writer, in service.StatusInfo) {
 	if in.PendingBytes > 0 {
 		fmt.Fprintf(t, "Waiting\tan incomplete record of %d bytes has no newline yet (still being written, or the helper did not end it with a newline)\n", in.PendingBytes)
 	}
+	userEvidenceRow(t, in.UserEvidence, in.SessionID)
 	t.Flush()
 
 	var warnings []string

@@ -1,0 +1,291 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/probes"
+)
+
+// ProbesView is the probe ledger plus what the command joined or did.
+type ProbesView struct {
+	*probes.Report
+	Session *ProbesSession  `json:"session,omitempty"` // --session: regions joined with evidence
+	Removal *probes.Removal `json:"removal,omitempty"` // --remove: what was (or would be) removed
+	Check   *ProbesLeft     `json:"check,omitempty"`   // --check: whether anything remains
+	Left    *ProbesLeft     `json:"left,omitempty"`    // --remove --yes: what remains after removal
+	Next    string          `json:"next,omitempty"`    // the command that continues
+}
+
+// ProbesSession is the ledger joined with one session's evidence.
+type ProbesSession struct {
+	SessionID        string `json:"sessionId"`
+	Cycle            int64  `json:"cycle"`
+	Version          string `json:"evidenceVersion"`
+	Events           int64  `json:"events"`
+	OmittedLocations int    `json:"omittedLocations"`
+	probes.Joined
+}
+
+// ProbesLeft is what remains: the verdict of --check, or the state after
+// a removal.
+type ProbesLeft struct {
+	Passed           bool `json:"passed"` // nothing remains
+	RemainingRegions int  `json:"remainingRegions"`
+	RemainingBroken  int  `json:"remainingBroken"`
+}
+
+// remainVerb agrees with a count.
+func remainVerb(n int) string {
+	if n == 1 {
+		return "remains"
+	}
+	return "remain"
+}
+
+func (l *ProbesLeft) text() string {
+	var parts []string
+	if l.RemainingRegions > 0 {
+		parts = append(parts, plural(int64(l.RemainingRegions), "region", "regions"))
+	}
+	if l.RemainingBroken > 0 {
+		parts = append(parts, plural(int64(l.RemainingBroken), "broken marker", "broken markers"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// Probes renders the ledger: a heading with the counts, one line per region,
+// the broken markers, and what to run next.
+func Probes(w io.Writer, v ProbesView) {
+	r := v.Report
+	where := "under " + strings.Join(r.Paths, " ")
+	if r.Staged {
+		where = "staged (git index) under " + strings.Join(r.Paths, " ")
+	}
+	scanned := fmt.Sprintf("%s scanned %s", plural(int64(r.FilesScanned), "source file", "source files"), where)
+	switch {
+	case v.Removal != nil:
+		probesRemoval(w, v, scanned)
+	case v.Session != nil:
+		probesJoined(w, v, scanned)
+	default:
+		if r.Clean() {
+			fmt.Fprintf(w, "PROBES none · %s\n", scanned)
+		} else {
+			fmt.Fprintf(w, "PROBES %s · %s\n", probesCounts(r), scanned)
+			t := table(w)
+			for _, x := range r.Regions {
+				fmt.Fprintf(t, "%s\t%s\n", regionName(x), codeText(x))
+			}
+			t.Flush()
+		}
+	}
+	if v.Removal == nil {
+		probesBroken(w, r) // a removal lists them as refused files
+	}
+	probesSkipped(w, r)
+	switch {
+	case v.Check != nil && v.Check.Passed:
+		fmt.Fprintln(w, "CHECK passed: no agent log region or broken marker remains.")
+	case v.Check != nil:
+		fmt.Fprintf(w, "CHECK failed: %s %s.\n", v.Check.text(), remainVerb(v.Check.RemainingRegions+v.Check.RemainingBroken))
+	case v.Left != nil && !v.Left.Passed:
+		fmt.Fprintf(w, "Left: %s.\n", v.Left.text())
+	case v.Left != nil:
+		fmt.Fprintln(w, "No agent log region or broken marker remains.")
+	}
+	if v.Next != "" {
+		fmt.Fprintln(w, "\n"+v.Next)
+	}
+}
+
+// probesCounts is "3 regions in 2 files, 1 broken marker".
+func probesCounts(r *probes.Report) string {
+	s := "no regions"
+	if len(r.Regions) > 0 {
+		s = plural(int64(len(r.Regions)), "region", "regions") + " in " + plural(int64(r.Files()), "file", "files")
+	}
+	if len(r.Broken) > 0 {
+		s += ", " + plural(int64(len(r.Broken)), "broken marker", "broken markers")
+	}
+	return s
+}
+
+// codeText is the region's first code line, after its label if it has one.
+func codeText(x probes.Region) string {
+	if x.FirstCode == "" {
+		x.FirstCode = "(no code inside)"
+	}
+	if x.Label != "" {
+		return "(" + oneLine(x.Label) + ") " + oneLine(x.FirstCode)
+	}
+	return oneLine(x.FirstCode)
+}
+
+func regionName(x probes.Region) string {
+	return x.File + ":" + strconv.Itoa(x.StartLine) + "-" + strconv.Itoa(x.EndLine)
+}
+
+func probesBroken(w io.Writer, r *probes.Report) {
+	if len(r.Broken) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nBROKEN %d (a file with one is never removed automatically: fix its markers by hand)\n", len(r.Broken))
+	t := table(w)
+	for _, b := range r.Broken {
+		fmt.Fprintf(t, "%s:%d\t%s\t%s\n", b.File, b.Line, b.Kind, b.Message)
+	}
+	t.Flush()
+}
+
+func probesSkipped(w io.Writer, r *probes.Report) {
+	s := r.Skipped
+	var parts []string
+	if s.Binary > 0 {
+		parts = append(parts, fmt.Sprintf("%d binary", s.Binary))
+	}
+	if s.Large > 0 {
+		parts = append(parts, fmt.Sprintf("%d over 2 MiB", s.Large))
+	}
+	if s.Unreadable > 0 {
+		u := fmt.Sprintf("%d unreadable (%s", s.Unreadable, strings.Join(s.Paths, ", "))
+		if s.Unreadable > len(s.Paths) {
+			u += ", …"
+		}
+		parts = append(parts, u+")")
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "Not scanned: %s source files.\n", strings.Join(parts, ", "))
+	}
+}
+
+func labelCounts(hs []probes.LabelCount) string {
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = fmt.Sprintf("%s %d", h.ID, h.Events)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func probesJoined(w io.Writer, v ProbesView, scanned string) {
+	r, s := v.Report, v.Session
+	fmt.Fprintf(w, "PROBES %s · session %s · cycle %d · evidence version %s · %s\n",
+		probesCounts(r), s.SessionID, s.Cycle, s.Version, scanned)
+	if len(s.Regions) > 0 {
+		t := table(w)
+		fmt.Fprintln(t, "REGION\tEVENTS\tHYPOTHESES\tCODE")
+		for _, x := range s.Regions {
+			ev := "never fired"
+			switch {
+			case x.Events > 0 && x.NearestEvents == x.Events:
+				ev = fmt.Sprintf("%d nearest", x.Events)
+			case x.NearestEvents > 0:
+				ev = fmt.Sprintf("%d (%d nearest)", x.Events, x.NearestEvents)
+			case x.Events > 0:
+				ev = strconv.FormatInt(x.Events, 10)
+			}
+			fmt.Fprintf(t, "%s\t%s\t%s\t%s\n", regionName(x.Region), ev, labelCounts(x.Hypotheses), codeText(x.Region))
+		}
+		t.Flush()
+	}
+	if s.NeverFired > 0 {
+		fmt.Fprintf(w, "\nNEVER FIRED %d: the code did not run, the program was not rebuilt or restarted, or delivery failed (see debug-mode status --session %s). That is not evidence against a hypothesis. (A region that holds only the helper never fires by itself.)\n",
+			s.NeverFired, s.SessionID)
+	}
+	if n := nearestTotal(s); n > 0 {
+		fmt.Fprintf(w, "\"nearest\": %s outside every region, attributed to the nearest one within %d lines; lines shift when code is added above a probe.\n",
+			plural(n, "event's location was", "events' locations were"), s.Drift)
+	}
+	if len(s.Unmatched) > 0 {
+		fmt.Fprintf(w, "\nUNMATCHED %s (their events fall in no region)\n", plural(int64(len(s.Unmatched)), "location", "locations"))
+		t := table(w)
+		fmt.Fprintln(t, "LOCATION\tEVENTS\tHYPOTHESES\tWHY")
+		for _, u := range s.Unmatched {
+			fmt.Fprintf(t, "%s\t%d\t%s\t%s\n", oneLine(u.Location), u.Events, labelCounts(u.Hypotheses), unmatchedWhy(u, s.Drift))
+		}
+		t.Flush()
+	}
+	if s.OmittedLocations > 0 {
+		fmt.Fprintf(w, "WARNING: %d more distinct locations were not joined (too many to list).\n", s.OmittedLocations)
+	}
+	if s.Events == 0 {
+		fmt.Fprintf(w, "No events in this cycle yet: reproduce, then run this again.\n")
+	}
+}
+
+func nearestTotal(s *ProbesSession) int64 {
+	var n int64
+	for _, x := range s.Regions {
+		n += x.NearestEvents
+	}
+	return n
+}
+
+func unmatchedWhy(u probes.Unmatched, drift int) string {
+	switch u.Reason {
+	case probes.UnmatchedNoLine:
+		return "no :line in the location"
+	case probes.UnmatchedNoFile:
+		return "no scanned file with a region has that name"
+	case probes.UnmatchedNoRegion:
+		return fmt.Sprintf("no region within %d lines", drift)
+	case probes.UnmatchedAmbiguous:
+		return "ambiguous: " + strings.Join(u.Candidates, ", ")
+	}
+	return u.Reason
+}
+
+func probesRemoval(w io.Writer, v ProbesView, scanned string) {
+	m := v.Removal
+	head := "REMOVED"
+	if !m.Applied {
+		head = "REMOVE (dry run: nothing written)"
+	}
+	files := 0
+	for _, f := range m.Files {
+		if f.Refused == "" {
+			files++
+		}
+	}
+	if m.Regions == 0 {
+		fmt.Fprintf(w, "%s nothing · %s\n", head, scanned)
+	} else {
+		fmt.Fprintf(w, "%s %s, %s from %s · %s\n", head, plural(int64(m.Regions), "region", "regions"),
+			plural(int64(m.Lines), "line", "lines"), plural(int64(files), "file", "files"), scanned)
+	}
+	t := table(w)
+	for _, f := range m.Files {
+		if f.Refused != "" {
+			continue
+		}
+		for _, x := range f.Regions {
+			fmt.Fprintf(t, "%s\t(%s)\t%s\n", regionName(x), plural(int64(x.Lines()), "line", "lines"), codeText(x))
+		}
+	}
+	t.Flush()
+	var empty []string
+	for _, f := range m.Files {
+		if f.Refused == "" && f.EmptyAfter {
+			empty = append(empty, f.File)
+		}
+	}
+	if len(empty) > 0 {
+		verb := "would be left with"
+		if m.Applied {
+			verb = "is left with"
+		}
+		fmt.Fprintf(w, "%s %s only white space (a helper file?); delete it if nothing imports it.\n", strings.Join(empty, ", "), verb)
+	}
+	if m.Refused > 0 {
+		fmt.Fprintf(w, "\nREFUSED %s (left untouched)\n", plural(int64(m.Refused), "file", "files"))
+		t := table(w)
+		for _, f := range m.Files {
+			if f.Refused != "" {
+				fmt.Fprintf(t, "%s\tnot removed: %s\n", f.File, f.Refused)
+			}
+		}
+		t.Flush()
+	}
+}
