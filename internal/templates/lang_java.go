@@ -1,7 +1,7 @@
 package templates
 
 func init() {
-	register(language{id: "java", display: "Java", ext: "java", comment: "//", aliases: []string{"jvm"},
+	register(language{id: "java", display: "Java", ext: "java", comment: "//", aliases: nil,
 		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: "top-level", verifiedLive: true,
 		extraPlaceholders: []Placeholder{{"__PACKAGE_NAME__", "the package of the directory AgentDebugLog.java is saved in, e.g. com.example.app (in the default package, delete the package line)"}},
 		notes: []string{
