@@ -28,11 +28,20 @@ func (s *scanner) feedStaged(paths []string) error {
 		return &GitError{"--staged needs a git repository: " + err.Error()}
 	}
 	top := strings.TrimSpace(string(topOut))
+	// git names files under the real path of the repository; compare and
+	// show them against the real path of the working directory.
+	real := &scanner{dir: s.dir, jobs: s.jobs}
+	if d, err := filepath.EvalSymlinks(s.dir); err == nil {
+		real.dir = d
+	}
 	named := map[string]bool{}
 	for _, p := range paths {
 		abs := p
 		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(s.dir, p)
+			abs = filepath.Join(real.dir, p)
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
 		}
 		named[filepath.Clean(abs)] = true
 	}
@@ -98,7 +107,7 @@ func (s *scanner) feedStaged(paths []string) error {
 			readErr = fmt.Errorf("unexpected git cat-file header %q", header)
 			break
 		}
-		rel := s.rel(e.abs)
+		rel := real.rel(e.abs)
 		if size > maxFileBytes {
 			if _, err := io.CopyN(io.Discard, br, int64(size)+1); err != nil {
 				readErr = err

@@ -84,6 +84,19 @@ func TestStaged(t *testing.T) {
 		t.Errorf("staged from sub with ..: %q", got)
 	}
 
+	// Through a link to the repository, paths are still relative.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Scan(Options{Dir: link, Staged: true, Paths: []string{"staged.js"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files(r); got != "staged.js" {
+		t.Errorf("staged through a link: %q", got)
+	}
+
 	// The working tree scan sees the other picture.
 	r, err = Scan(Options{Dir: dir})
 	if err != nil {
