@@ -3,15 +3,14 @@
 // events a session received, and removes well-formed regions exactly.
 //
 // A region is a start marker line, the probe code, and an end marker line,
-// written in the file's own comment syntax:
-//
-//	// #region agent log        … // #endregion      (C family, JS/TS, Go, Rust, Swift, Java, Kotlin, C#, PHP)
-//	# region agent log          … # endregion        (Python, Ruby, PowerShell)
-//	#region agent log           … #endregion         (C# preprocessor, PowerShell)
-//	/* #region agent log */     … /* #endregion */
+// written in the file's own comment syntax: "// #region agent log" and
+// "// #endregion" (C family, JavaScript/TypeScript, Go, Rust, Swift, Java,
+// Kotlin, C#, PHP), "# region agent log" and "# endregion" (Python, Ruby,
+// PowerShell), "#region agent log" and "#endregion" (C# preprocessor,
+// PowerShell), or "/* #region agent log */" and "/* #endregion */".
 //
 // Regions are flat: the first end marker after a start closes it. Other
-// named regions (#region Helpers … #endregion) are tracked only so that
+// named regions ("#region Helpers" … "#endregion") are tracked only so that
 // their end markers are not mistaken for ours.
 package probes
 
