@@ -9,7 +9,7 @@ import (
 // removedCommands are the old interface, refused with the replacement.
 var removedCommands = map[string]string{
 	"start":  "start was removed: use debug-mode create to start a session",
-	"probe":  "probe was removed: use debug-mode template to get the probe helper and call",
+	"probe":  "probe was removed: use debug-mode template to get the probe helper and call, and debug-mode probes to list or remove inserted probes",
 	"run":    "run was removed: there are no runs; use debug-mode reset --session <id> before each reproduction",
 	"clear":  "clear was removed: use debug-mode reset --session <id>",
 	"daemon": "daemon was removed: the background work manages itself; use debug-mode stop to end it",
