@@ -1,52 +1,157 @@
 #!/usr/bin/env bash
-# The main job, end to end, on the built-in example: build debug-mode, create
-# a session, run an instrumented program that sends evidence over both
-# transports, read it back, reset, read again, clean up. Each step prints
-# what it does. Uses a private state directory, so it leaves nothing behind.
+# The main job, end to end, on a real bug: examples/python, a revenue report
+# that comes out 80.14 USD short. Watch it to learn the tool: every command is
+# printed before it runs, and every step says why it is taken.
+#
+# Needs go and python3, nothing else. Works on a copy of the example in a
+# temporary folder with a private debug-mode home, so it leaves nothing behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh >/dev/null
+repo=$PWD
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '$ %s\n' "$*"; "$@"; }
+for need in go python3; do
+  if ! command -v "$need" >/dev/null 2>&1; then
+    echo "demo: $need is not installed; install it (or run ./scripts/setup.sh as root) and run ./scripts/demo.sh again" >&2
+    exit 1
+  fi
+done
+
+if [ -t 1 ]; then bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'; else bold='' dim='' off=''; fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$off"; }
+say() { printf '%s%s%s\n' "$dim" "$*" "$off"; }
+# show prints a command as you would type it, then runs it.
+show() {
+  local word line='$'
+  for word in "$@"; do
+    case $word in
+    *[!A-Za-z0-9_./:=@%+,-]* | '') line+=" '${word//\'/\'\\\'\'}'" ;;
+    *) line+=" $word" ;;
+    esac
+  done
+  printf '%s\n' "$line"
+  "$@"
+}
 
 work=$(mktemp -d)
-export AGENT_DEBUG_MODE_HOME="$work/state"
-bin="$work/debug-mode"
-trap '"$bin" stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+export AGENT_DEBUG_MODE_HOME="$work/home"
+mkdir -p "$work/bin"
+export PATH="$work/bin:$PATH"
+trap 'debug-mode stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-step "Build debug-mode"
-run go build -o "$bin" ./cmd/debug-mode
-dm() { printf '$ debug-mode %s\n' "$*"; "$bin" "$@"; }
+step "1. Build debug-mode"
+show go build -o "$work/bin/debug-mode" ./cmd/debug-mode
+cp -R examples/python "$work/project"
+cd "$work/project"
+say "The example is copied to a temporary folder; every command below runs there."
 
-step "Create a session"
-out=$(dm create | tee /dev/stderr)
-id=$(printf '%s\n' "$out" | sed -n 's/^Session ID *//p')
-url=$(printf '%s\n' "$out" | sed -n 's/^Ingest URL *//p')
-append=$(printf '%s\n' "$out" | sed -n 's/^Append Path *//p')
+step "2. The bug report, and what reading alone can settle"
+say "User: \"The November 2026 revenue report says 1,200.20 USD. Finance's ledger says 1,280.34.\""
+say "First reproduce it yourself, without any probe:"
+show python3 report.py
+say "Reading report.py gives three falsifiable hypotheses for the 80.14 USD gap:"
+say "  H1  a EUR or GBP amount is converted with the wrong rate or in the wrong direction"
+say "  H2  a refund is subtracted twice, or from the wrong order"
+say "  H3  a November order is counted in another month (its order time is parsed wrong)"
+say "Which order is wrong is a runtime value, so the cheapest evidence that settles all three"
+say "is one probe per hypothesis and one reproduction."
 
-step "Reproduce: the instrumented program appends events to the Append Path"
-run python3 examples/quickstart/cart.py "$append"
+step "3. Create a session: one debugging investigation"
+show debug-mode create | tee "$work/create.txt"
+id=$(sed -n 's/^Session ID *//p' "$work/create.txt")
 
-step "A browser-side probe posts NDJSON to the Ingest URL"
-ts=$(($(date +%s) * 1000))
-printf '{"hypothesisId":"H3","location":"web/cart.js:12","message":"total shown","data":{"shown":"40.49","apiKey":"sk_live_0123456789abcdefghijklmn"},"timestamp":%s}\n' "$ts" |
-  curl -sS -H 'Content-Type: application/x-ndjson' --data-binary @- "$url"; echo
+step "4. Write the helper straight into a file, with this session's Append Path filled in"
+say "One helper per program: a module of its own, imported once (in its own agent log region)."
+printf '$ debug-mode template --language python --ingest file --section helper --session %s > agent_debug_log.py\n' "$id"
+debug-mode template --language python --ingest file --section helper --session "$id" >agent_debug_log.py
 
-step "Read the evidence"
-dm logs --session "$id"
+# edit FILE OLD NEW: replace the one occurrence of OLD (several lines allowed).
+edit() {
+  local file=$1 old=$2 new=$3 text
+  text=$(<"$file")
+  [[ $text == *"$old"* ]] || { echo "demo: cannot find the text to replace in $file" >&2; exit 1; }
+  printf '%s\n' "${text/"$old"/"$new"}" >"$file"
+}
+edit report.py $'from decimal import ROUND_HALF_UP, Decimal\n' $'from decimal import ROUND_HALF_UP, Decimal\n# region agent log\nfrom agent_debug_log import agent_log\n# endregion\n'
 
-step "Ask a precise question with jq: which totals were discounted twice?"
-dm query --session "$id" --hypothesis H1 --slurp 'map(select(.data.member)) | length'
+step "5. Paste one probe per hypothesis from the call template"
+show debug-mode template --language python --ingest file --section call
+call=$(debug-mode template --language python --ingest file --section call)
 
-step "Evidence health"
-dm status --session "$id"
+# probe BEFORE HYP MESSAGE DATA: paste the call template into report.py above
+# the first line that reads BEFORE, indented like it, placeholders filled in.
+# The location is the call's own line, so the evidence points at it.
+probe() {
+  local before=$1 hyp=$2 msg=$3 data=$4 n offset indent block text
+  n=$(grep -n -m1 -F -- "$before" report.py | cut -d: -f1)
+  offset=$(printf '%s\n' "$call" | grep -n -m1 -F __LOCATION__ | cut -d: -f1)
+  indent=${before%%[! ]*}
+  block=$call
+  block=${block//__HYPOTHESIS_ID__/"$hyp"}
+  block=${block//__LOCATION__/"report.py:$((n + offset - 1))"}
+  block=${block//__MESSAGE__/"$msg"}
+  block=${block//__DATA_EXPRESSION__/"$data"}
+  text=$(printf '%s\n' "$block" | sed "s/^/$indent/")
+  edit report.py "$before" "$text"$'\n'"$before"
+}
+probe '    return usd' H1 'amount converted to USD' \
+  '{"amount": str(amount), "currency": currency, "usd": str(usd)}'
+probe '    return to_usd(net, order["currency"])' H2 'refund subtracted' \
+  '{"id": order["id"], "amount": str(order["amount"]), "refund": str(order["refund"]), "net": str(net)}'
+probe '        if month_of(order) == month:' H3 'order assigned to a month' \
+  '{"id": order["id"], "created": order["created"].isoformat(), "month": month_of(order)}'
+say "Each probe sits in its own agent log region; the probe ledger lists them:"
+show debug-mode probes
 
-step "Reset before the next reproduction: same session, sequence restarts at 1"
-dm reset --session "$id"
-run python3 examples/quickstart/cart.py "$append"
-dm logs --session "$id" --hypothesis H2
+step "6. Reproduce"
+show python3 report.py
+say "Which probes fired, and how often?"
+show debug-mode probes --session "$id"
 
-step "Clean up"
-dm clean --session "$id"
-dm stop
+step "7. Read the evidence"
+say "status: how many events arrived per hypothesis label, and whether any record was refused."
+show debug-mode status --session "$id"
+say "logs: the events as a table (SEQ is the handle to cite). The first few:"
+show debug-mode logs --session "$id" --limit 6
+say "H1: every non-USD conversion, side by side:"
+show debug-mode query --session "$id" --hypothesis H1 'select(.data.currency != "USD") | {seq: .sequence, amount: .data.amount, currency: .data.currency, usd: .data.usd}' | tee "$work/h1.txt"
+say "H2: refunds are subtracted once each, from their own order:"
+show debug-mode query --session "$id" --hypothesis H2 'select(.data.refund != "0") | {seq: .sequence, id: .data.id, amount: .data.amount, refund: .data.refund, net: .data.net}' | tee "$work/h2.txt"
+say "H3: the one question that isolates the cause: which order is not in November?"
+show debug-mode query --session "$id" --hypothesis H3 'select(.data.month != "2026-11") | {seq: .sequence, id: .data.id, created: .data.created, month: .data.month}' | tee "$work/h3.txt"
+# seqs FILE: the SEQ numbers a query printed, comma-separated.
+seqs() { sed -n 's/.*"seq":\([0-9]*\).*/\1/p' "$1" | paste -sd, - | sed 's/,/, /g'; }
+missing=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$work/h3.txt" | head -1)
+say "H1 rejected (SEQ $(seqs "$work/h1.txt")): 1.08 USD per EUR and 1.27 per GBP, as the rate sheet says."
+say "H2 rejected (SEQ $(seqs "$work/h2.txt")): each refund subtracted once, from its own order."
+say "H3 confirmed (SEQ $(seqs "$work/h3.txt")): order $missing falls in January 1970. Its row in orders.csv:"
+show grep "^$missing," orders.csv
+say "Ten digits: epoch seconds, read by parse_created as milliseconds. The fix goes there."
+
+step "8. Fix only what the evidence proves (the probes stay in for the verifying run)"
+cp report.py "$work/before-fix.py"
+edit report.py \
+  $'    if value.isdigit():\n        return datetime.fromtimestamp(int(value) / 1000, tz=timezone.utc)' \
+  $'    if value.isdigit():\n        stamp = int(value)\n        if stamp < 10**11:  # older app versions send epoch seconds\n            stamp *= 1000\n        return datetime.fromtimestamp(stamp / 1000, tz=timezone.utc)'
+show diff -u --label report.py --label report.py "$work/before-fix.py" report.py || true
+
+step "9. Reset, reproduce again, and compare with before"
+show debug-mode reset --session "$id"
+show python3 report.py
+show debug-mode query --session "$id" --hypothesis H3 --slurp 'group_by(.data.month) | map({month: .[0].data.month, orders: length})'
+show debug-mode query --session "$id" --hypothesis H3 "select(.data.id == \"$missing\") | {seq: .sequence, id: .data.id, created: .data.created, month: .data.month}"
+say "Before: $missing fell in 1970-01 and the report said 1,200.20. After: all 18 orders in 2026-11,"
+say "and the report says 1,280.34, the ledger's figure. The fix is proven."
+
+step "10. Remove every probe, and prove it"
+show debug-mode probes --remove
+show debug-mode probes --remove --yes
+say "The helper module is empty now; delete it."
+show rm agent_debug_log.py
+show debug-mode probes --check
+say "What remains in the code is the fix alone:"
+show diff -u --label examples/python/report.py --label report.py "$repo/examples/python/report.py" report.py || true
+
+step "11. Clean up: delete the session and its evidence"
+show debug-mode clean --session "$id"
+show debug-mode stop
+say "Done. The same loop works in any language: debug-mode template --help lists them."
