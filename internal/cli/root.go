@@ -170,7 +170,6 @@ reset since the page or cursor was read, 5 probes --check found regions.`,
 		}
 		return usagef("%s", err.Error())
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
 		newCreateCmd(e),
 		newResetCmd(e),
@@ -183,7 +182,9 @@ reset since the page or cursor was read, 5 probes --check found regions.`,
 		newStopCmd(e),
 		newProbesCmd(e),
 		newEvidenceCmd(e),
+		newSkillCmd(e),
 	)
 	addRemovedCommands(root)
+	enableCompletion(root, e)
 	return root
 }
