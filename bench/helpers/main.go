@@ -1,6 +1,6 @@
 // Command helpers measures what a probe costs inside the instrumented
-// program: the rendered Go (file) and TypeScript (HTTP, compiled and run on
-// Node) helpers, called n times against a live session of the real binary.
+// program: the rendered Go (file), Python (file) and TypeScript (HTTP,
+// compiled and run on Node) helpers, called n times against a live session of the real binary.
 // For each workload it prints the time spent inside the helper call per
 // event (hot path), the wall time per event until the program has handed off
 // every event, and checks with `status --json` that every event arrived.
@@ -33,7 +33,7 @@ func main() {
 	n := flag.Int("n", 100000, "events per run")
 	repeat := flag.Int("repeat", 3, "runs per workload; the median is reported")
 	tsc := flag.String("tsc", "tools/node_modules/.bin/tsc", "TypeScript compiler (scripts/setup.sh installs it)")
-	only := flag.String("only", "go,node", "helpers to measure: go, node or both")
+	only := flag.String("only", "go,node,python", "helpers to measure: any of go, node, python (comma-separated)")
 	flag.Parse()
 	if *n <= 0 || *repeat <= 0 {
 		fail(errors.New("-n and -repeat must be positive"))
@@ -88,6 +88,20 @@ func main() {
 			workload{"TypeScript on Node, bursts of 1000", "node", "http", []string{"1000"}})
 	}
 
+	if strings.Contains(*only, "python") {
+		helper := template(e, "python", "file", s.SessionID)
+		body, err := os.ReadFile(filepath.Join(src, "python", "bench.py"))
+		if err != nil {
+			fail(err)
+		}
+		dir := filepath.Join(work, "python")
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, "bench.py"), []byte(helper+"\n"+string(body)), 0o644))
+		loads = append(loads,
+			workload{"Python, 1 thread", "python", "file", []string{"1"}},
+			workload{"Python, 4 threads", "python", "file", []string{"4"}})
+	}
+
 	fmt.Printf("| helper (transport) | events | delivered | hot path µs/event | wall µs/event |\n| --- | --- | --- | --- | --- |\n")
 	for _, w := range loads {
 		var hot, total []float64
@@ -97,9 +111,12 @@ func main() {
 				fail(err)
 			}
 			var out string
-			if w.lang == "go" {
+			switch w.lang {
+			case "go":
 				out, err = output(filepath.Join(work, "go"), "./program", append([]string{"-n", strconv.Itoa(*n), "-hypothesis", "bench"}, w.args...)...)
-			} else {
+			case "python":
+				out, err = output(filepath.Join(work, "python"), "python3", "bench.py", strconv.Itoa(*n), w.args[0], "bench")
+			default:
 				out, err = output(filepath.Join(work, "node"), "node", "bench.js", strconv.Itoa(*n), w.args[0], "bench")
 			}
 			if err != nil {
