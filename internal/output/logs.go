@@ -42,9 +42,9 @@ func Logs(w io.Writer, v LogsView) {
 	last := v.Offset + v.Returned
 	switch {
 	case v.Returned > 0:
-		fmt.Fprintf(w, "\nShowing %d–%d of %d matched (%d events in this cycle); %d not shown.", first, last, v.Matched, v.Total, v.Omitted)
+		fmt.Fprintf(w, "\nShowing %d–%d of %d matched (%s in this cycle); %d not shown.", first, last, v.Matched, plural(v.Total, "event", "events"), v.Omitted)
 	default:
-		fmt.Fprintf(w, "\nShowing none of %d matched (%d events in this cycle).", v.Matched, v.Total)
+		fmt.Fprintf(w, "\nShowing none of %d matched (%s in this cycle).", v.Matched, plural(v.Total, "event", "events"))
 	}
 	if len(v.Hypotheses) > 0 {
 		parts := make([]string, len(v.Hypotheses))
