@@ -39,38 +39,7 @@ func (d *decoder) value(depth int) (any, error) {
 	}
 	switch c := d.b[d.i]; {
 	case c == '{':
-		d.i++
-		m := make(map[string]any, 8)
-		if d.i < len(d.b) && d.b[d.i] == '}' {
-			d.i++
-			return m, nil
-		}
-		for {
-			k, err := d.key()
-			if err != nil {
-				return nil, err
-			}
-			if d.i >= len(d.b) || d.b[d.i] != ':' {
-				return nil, errSyntax
-			}
-			d.i++
-			v, err := d.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-			if d.i >= len(d.b) {
-				return nil, errSyntax
-			}
-			if d.b[d.i] == '}' {
-				d.i++
-				return m, nil
-			}
-			if d.b[d.i] != ',' {
-				return nil, errSyntax
-			}
-			d.i++
-		}
+		return d.object(depth, nil)
 	case c == '[':
 		d.i++
 		a := make([]any, 0, 4)
@@ -119,6 +88,60 @@ func (d *decoder) value(depth int) (any, error) {
 		return number(string(d.b[start:d.i]))
 	}
 	return nil, errSyntax
+}
+
+// object decodes an object. With a projection it keeps only the projected
+// keys and passes over the others without building them.
+func (d *decoder) object(depth int, p *projection) (any, error) {
+	d.i++ // the opening brace
+	size := 8
+	if p != nil {
+		size = len(p.fields)
+	}
+	m := make(map[string]any, size)
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return m, nil
+	}
+	for {
+		k, err := d.key()
+		if err != nil {
+			return nil, err
+		}
+		if d.i >= len(d.b) || d.b[d.i] != ':' {
+			return nil, errSyntax
+		}
+		d.i++
+		switch {
+		case p == nil:
+			v, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		case p.fields[k] != nil:
+			v, err := d.projected(p.fields[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		default:
+			if err := d.skip(); err != nil {
+				return nil, err
+			}
+		}
+		if d.i >= len(d.b) {
+			return nil, errSyntax
+		}
+		if d.b[d.i] == '}' {
+			d.i++
+			return m, nil
+		}
+		if d.b[d.i] != ',' {
+			return nil, errSyntax
+		}
+		d.i++
+	}
 }
 
 func (d *decoder) lit(s string) bool {

@@ -86,48 +86,10 @@ func (d *decoder) decodeProjected(line []byte, p *projection) (any, error) {
 }
 
 func (d *decoder) projected(p *projection, depth int) (any, error) {
-	if p.whole {
-		return d.value(depth)
+	if p.whole || d.i >= len(d.b) || d.b[d.i] != '{' {
+		return d.value(depth) // kept whole, or not an object: nothing to leave out
 	}
-	if d.i >= len(d.b) || d.b[d.i] != '{' {
-		return d.value(depth) // not an object: nothing to leave out
-	}
-	d.i++
-	m := make(map[string]any, len(p.fields))
-	if d.i < len(d.b) && d.b[d.i] == '}' {
-		d.i++
-		return m, nil
-	}
-	for {
-		k, err := d.key()
-		if err != nil {
-			return nil, err
-		}
-		if d.i >= len(d.b) || d.b[d.i] != ':' {
-			return nil, errSyntax
-		}
-		d.i++
-		if sub := p.fields[k]; sub != nil {
-			v, err := d.projected(sub, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = v
-		} else if err := d.skip(); err != nil {
-			return nil, err
-		}
-		if d.i >= len(d.b) {
-			return nil, errSyntax
-		}
-		if d.b[d.i] == '}' {
-			d.i++
-			return m, nil
-		}
-		if d.b[d.i] != ',' {
-			return nil, errSyntax
-		}
-		d.i++
-	}
+	return d.object(depth, p)
 }
 
 // skip passes over one value without building it.
