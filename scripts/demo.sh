@@ -137,10 +137,12 @@ show diff -u --label report.py --label report.py "$work/before-fix.py" report.py
 step "9. Reset, reproduce again, and compare with before"
 show debug-mode reset --session "$id"
 show python3 report.py
+show debug-mode status --session "$id"
 show debug-mode query --session "$id" --hypothesis H3 --slurp 'group_by(.data.month) | map({month: .[0].data.month, orders: length})'
 show debug-mode query --session "$id" --hypothesis H3 "select(.data.id == \"$missing\") | {seq: .sequence, id: .data.id, created: .data.created, month: .data.month}"
-say "Before: $missing fell in 1970-01 and the report said 1,200.20. After: all 18 orders in 2026-11,"
-say "and the report says 1,280.34, the ledger's figure. The fix is proven."
+say "Before: H1 and H2 saw 17 orders, H3 saw 18, $missing fell in 1970-01, and the report said 1,200.20."
+say "After: every probe sees all 18 orders, all in 2026-11, and the report says 1,280.34, the ledger's"
+say "figure. The fix is proven by the same probes that found the cause."
 
 step "10. Remove every probe, and prove it"
 show debug-mode probes --remove

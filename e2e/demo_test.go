@@ -1,0 +1,122 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// demoRun is one run of ./scripts/demo.sh, shared by the tests that read it.
+var demoRun struct {
+	once           sync.Once
+	stdout, stderr string
+	err            error
+	home           string
+}
+
+// runDemo runs the README's main-job command as a newcomer would: from the
+// repository root, with a fresh HOME and no debug-mode settings. Go's build
+// and module caches are kept so the run needs no network.
+func runDemo(t *testing.T) (string, string) {
+	t.Helper()
+	for _, n := range []string{"go", "python3", "bash"} {
+		requireRuntimes(t, []string{n})
+	}
+	demoRun.once.Do(func() {
+		home, err := os.MkdirTemp("", "debug-mode-demo-home-")
+		if err != nil {
+			demoRun.err = err
+			return
+		}
+		demoRun.home = home
+		env := []string{"HOME=" + home}
+		for _, kv := range os.Environ() {
+			k, _, _ := strings.Cut(kv, "=")
+			if k != "HOME" && !strings.HasPrefix(k, "AGENT_DEBUG_MODE") && !strings.HasPrefix(k, "GO") {
+				env = append(env, kv)
+			}
+		}
+		for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
+			if v, err := exec.Command("go", "env", k).Output(); err == nil && len(bytes.TrimSpace(v)) > 0 {
+				env = append(env, k+"="+string(bytes.TrimSpace(v)))
+			}
+		}
+		cmd := exec.Command("bash", "scripts/demo.sh")
+		cmd.Dir = ".."
+		cmd.Env = env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		demoRun.err = cmd.Run()
+		demoRun.stdout, demoRun.stderr = out.String(), errb.String()
+	})
+	if demoRun.err != nil {
+		t.Fatalf("./scripts/demo.sh: %v\nstdout:\n%s\nstderr:\n%s", demoRun.err, demoRun.stdout, demoRun.stderr)
+	}
+	return demoRun.stdout, demoRun.stderr
+}
+
+// TestDemo checks the main job's key lines, in order: the bug reproduced,
+// probes in, the cause isolated by one query, the fix verified by the same
+// probes, every probe removed and proved gone, the session deleted.
+func TestDemo(t *testing.T) {
+	stdout, stderr := runDemo(t)
+	if stderr != "" {
+		t.Errorf("the demo wrote to stderr:\n%s", stderr)
+	}
+	want := []string{
+		"== 1. Build debug-mode",
+		"$ python3 report.py\n2026-11 revenue: 1,200.20 USD\n",
+		"$ debug-mode create\nSESSION CREATED\n",
+		" > agent_debug_log.py\n",
+		"PROBES 5 regions in 2 files",
+		"Events      52 events (H1 17, H2 17, H3 18)\n",
+		"\nSEQ  TIME          HYP  LOCATION      MESSAGE                    DATA\n",
+		`{"amount":"59.00","currency":"EUR","seq":33,"usd":"63.72"}`,
+		`{"amount":"129.00","id":"T-1002","net":"64.50","refund":"64.50","seq":5}`,
+		`{"created":"1970-01-21T18:48:09.840000+00:00","id":"A-1012","month":"1970-01","seq":34}` + "\n",
+		"H3 confirmed (SEQ 34): order A-1012 falls in January 1970.",
+		"A-1012,1795689840,74.20,,EUR\n",
+		"+        if stamp < 10**11:",
+		"$ debug-mode reset --session ",
+		"Cycle        2 (sequence restarts at 1",
+		"2026-11 revenue: 1,280.34 USD\n",
+		"Events      54 events (H1 18, H2 18, H3 18)\n",
+		`[{"month":"2026-11","orders":18}]` + "\n",
+		`{"created":"2026-11-26T10:44:00+00:00","id":"A-1012","month":"2026-11","seq":34}` + "\n",
+		"REMOVE (dry run: nothing written) 5 regions",
+		"REMOVED 5 regions, 45 lines from 2 files",
+		"No agent log region or broken marker remains.\n",
+		"$ debug-mode probes --check\nPROBES none",
+		"CHECK passed: no agent log region or broken marker remains.\n",
+		"What remains in the code is the fix alone:",
+		"SESSION CLEANED\n",
+		"STOPPED\n",
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(stdout[at:], w)
+		if i < 0 {
+			t.Fatalf("the demo output lacks, after byte %d, %q\n\nfull output:\n%s", at, w, stdout)
+		}
+		at += i + len(w)
+	}
+	// What is left in the code is the fix alone: no probe, no helper import.
+	final := stdout[strings.LastIndex(stdout, "What remains in the code is the fix alone:"):]
+	final = final[:strings.Index(final, "== 11.")]
+	for _, bad := range []string{"agent_log", "region agent log", "agent_debug_log"} {
+		if strings.Contains(final, bad) {
+			t.Errorf("the final diff still mentions %q:\n%s", bad, final)
+		}
+	}
+	if strings.Count(final, "\n+") != 5 || strings.Count(final, "\n-") != 2 { // +++ and --- headers count once each
+		t.Errorf("the final diff should be the 4-line fix replacing 1 line:\n%s", final)
+	}
+	// It left nothing behind in the newcomer's home.
+	if _, err := os.Stat(filepath.Join(demoRun.home, ".agent-debug-mode")); err == nil {
+		t.Error("the demo wrote ~/.agent-debug-mode; it must use its own private folder")
+	}
+}
