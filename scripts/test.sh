@@ -10,6 +10,7 @@ if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1
 go test -count=1 ./...
 go test -count=1 -race ./internal/service/... ./internal/store/... ./internal/spool/... ./internal/safefs/...
 go test -count=1 -race -short ./internal/query/...
-for target in FuzzNormalize FuzzRedactText; do
-  go test -run '^$' -fuzz "^${target}\$" -fuzztime 10s ./internal/evidence/
+# Brief fuzzing of everything that parses untrusted or stored bytes.
+for target in evidence:FuzzNormalize evidence:FuzzRedactText query:FuzzCursorDecode query:FuzzStoredLineDecoder; do
+  go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 8s "./internal/${target%%:*}/"
 done

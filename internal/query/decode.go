@@ -272,6 +272,9 @@ func number(raw string) (any, error) {
 	}
 	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return json.Number(raw), nil // valid JSON beyond float64 (1e700): keep the text
+		}
 		return nil, errSyntax
 	}
 	return f, nil
