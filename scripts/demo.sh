@@ -39,6 +39,7 @@ export PATH="$work/bin:$PATH"
 trap 'debug-mode stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 step "1. Build debug-mode"
+say "(The first build on a fresh machine downloads Go modules: allow a minute or two.)"
 show go build -o "$work/bin/debug-mode" ./cmd/debug-mode
 cp -R examples/python "$work/project"
 cd "$work/project"

@@ -264,7 +264,7 @@ func Install(skillsDir string, force bool) (InstallResult, error) {
 			continue
 		}
 		if err := writeFile(filepath.Join(res.Dir, filepath.FromSlash(f.Path)), f.Data); err != nil {
-			return res, err
+			return res, fmt.Errorf("cannot write the skill into %s (%v); give a skills folder you can write to", res.Dir, unwrapPath(err))
 		}
 		if a == Differs {
 			res.Files[i].Action = Replaced
@@ -280,6 +280,15 @@ func Install(skillsDir string, force bool) (InstallResult, error) {
 		res.Status = Installed
 	}
 	return res, nil
+}
+
+// unwrapPath drops the path a *fs.PathError repeats, keeping its cause.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }
 
 // writeFile replaces a file in one step: a reader sees the old or the new
