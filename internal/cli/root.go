@@ -25,9 +25,11 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1 // the operation could not be done (storage, service start)
 	ExitUsage       = 2 // bad command line: unknown command or flag, bad value, removed interface
-	ExitNotFound    = 3 // no session with that id
+	ExitNotFound    = 3 // no session (or capture) with that id
 	ExitStale       = 4 // the evidence was reset since the page or cursor was read
 	ExitCheckFailed = 5 // probes --check: agent log regions or broken markers remain
+	ExitRefused     = 6 // follow: the link is incomplete or unavailable, so nothing proven can be followed
+	ExitDamaged     = 7 // the capture no longer matches its hash (or its structure) and is not used
 )
 
 // usageError marks errors that are the caller's command line.
@@ -152,8 +154,10 @@ its own "agent log" region), reproduce the bug, then read back the validated,
 redacted events. Repeat reset → reproduce → read until the evidence proves the
 fix, then remove the probes.
 
-Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session, 4 evidence
-reset since the page or cursor was read, 5 probes --check found regions.`,
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session or capture,
+4 evidence reset since the page or cursor was read, 5 probes --check found
+regions, 6 follow refused a link that is incomplete or unavailable, 7 a
+capture is damaged (it no longer matches its hash).`,
 		Version:       buildinfo.FullVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -165,8 +169,10 @@ reset since the page or cursor was read, 5 probes --check found regions.`,
 	root.SetVersionTemplate("debug-mode {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&e.json, "json", false, "print one JSON envelope instead of text (for programs; agents read the text)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if r := removedFlagError(err); r != nil {
-			return r
+		if c.Name() == "create" {
+			if r := removedFlagError(err); r != nil {
+				return r
+			}
 		}
 		return usagef("%s", err.Error())
 	})
@@ -183,6 +189,10 @@ reset since the page or cursor was read, 5 probes --check found regions.`,
 		newProbesCmd(e),
 		newEvidenceCmd(e),
 		newSkillCmd(e),
+		newCaptureCmd(e),
+		newCapturesCmd(e),
+		newFollowCmd(e),
+		newDiffCmd(e),
 	)
 	addRemovedCommands(root)
 	enableCompletion(root, e)
