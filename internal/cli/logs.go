@@ -20,6 +20,7 @@ type logsOptions struct {
 	offset  int
 	limit   int
 	cycle   int64
+	capture string
 }
 
 func newLogsCmd(e *env) *cobra.Command {
@@ -47,6 +48,7 @@ label, and the command for the next page. A next-page command carries
 	cmd.Flags().IntVar(&o.offset, "offset", 0, "skip this many matching events")
 	cmd.Flags().IntVar(&o.limit, "limit", service.DefaultLogsLimit, "show at most this many events (1–1000)")
 	cmd.Flags().Int64Var(&o.cycle, "cycle", 0, "fail unless the evidence is still in this reset cycle (next-page commands set it)")
+	cmd.Flags().StringVar(&o.capture, "capture", "", "read this capture's frozen evidence instead of the live cycle (see debug-mode capture)")
 	return cmd
 }
 
@@ -65,14 +67,26 @@ func (o *logsOptions) run() error {
 	if o.limit < 1 || o.limit > service.MaxLogsLimit {
 		return usagef("--limit must be between 1 and %d", service.MaxLogsLimit)
 	}
+	var cid string
+	if o.capture != "" {
+		if cid, err = captureID("--capture", o.capture); err != nil {
+			return err
+		}
+		if o.cycle != 0 {
+			return usagef("--cycle pins live evidence; a capture never changes, so leave --cycle out")
+		}
+	}
 	c, err := o.connect()
 	if err != nil {
 		return err
 	}
 	var page store.Page
-	req := service.LogsRequest{Filter: f, Offset: o.offset, Limit: o.limit, Cycle: o.cycle}
+	req := service.LogsRequest{Filter: f, Offset: o.offset, Limit: o.limit, Cycle: o.cycle, Capture: cid}
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/logs", req, &page); err != nil {
-		return err
+		return captureErr(err)
+	}
+	if cid != "" {
+		return o.captureResult(id, cid, page)
 	}
 	view := output.LogsView{Page: page, Warnings: o.warnings(id, page)}
 	if next := o.offset + page.Returned; int64(next) < page.Matched {

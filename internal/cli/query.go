@@ -21,6 +21,7 @@ type queryOptions struct {
 	argJSON []string
 	limit   int
 	cursor  string
+	capture string
 }
 
 func newQueryCmd(e *env) *cobra.Command {
@@ -55,6 +56,7 @@ a reset, for another session, or if edited.`,
 	cmd.Flags().StringArrayVar(&o.argJSON, "argjson", nil, "NAME=JSON or NAME JSON: bind $NAME to the JSON value (repeatable)")
 	cmd.Flags().IntVar(&o.limit, "limit", query.DefaultValues, "values per page (1–1000)")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "continue a query from its next-page command")
+	cmd.Flags().StringVar(&o.capture, "capture", "", "run over this capture's frozen evidence instead of the live cycle (the cursor stays bound to it)")
 	return cmd
 }
 
@@ -109,6 +111,11 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 			return usagef("--limit must be between 1 and %d", query.MaxValues)
 		}
 		spec := query.Spec{Program: args[0], Slurp: o.slurp, Filter: f, Limit: o.limit}
+		if o.capture != "" {
+			if spec.Capture, err = captureID("--capture", o.capture); err != nil {
+				return err
+			}
+		}
 		for _, b := range o.args {
 			name, v, err := splitBinding("--arg", b)
 			if err != nil {
@@ -141,7 +148,7 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	var res service.QueryResult
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/query", req, &res); err != nil {
-		return err
+		return captureErr(err)
 	}
 	view := output.QueryView{QueryResult: res}
 	if res.NextCursor != "" {

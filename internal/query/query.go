@@ -49,6 +49,7 @@ type Spec struct {
 	Slurp   bool              `json:"s,omitempty"`
 	Filter  store.Filter      `json:"f"`
 	Limit   int               `json:"l,omitempty"`
+	Capture string            `json:"cap,omitempty"` // read this capture instead of the live cycle
 }
 
 // Position is where a page stopped: Event events of the walk consumed, plus
@@ -135,6 +136,12 @@ func (noInputs) Next() (any, bool) {
 
 // Run evaluates one page of the query from pos.
 func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoch int64) (Page, error) {
+	return RunOn(ctx, sess.ID(), func() (*store.Snapshot, error) { return sess.Snapshot(epoch) }, spec, pos)
+}
+
+// RunOn evaluates one page of the query from pos over the view open
+// returns (live evidence, or a capture's frozen evidence).
+func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, error), spec Spec, pos Position) (Page, error) {
 	code, vars, err := Compile(spec)
 	if err != nil {
 		return Page{}, err
@@ -144,13 +151,13 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 		limit = DefaultValues
 	}
 	limit = min(limit, MaxValues)
-	snap, err := sess.Snapshot(epoch)
+	snap, err := open()
 	if err != nil {
 		return Page{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	p := Page{SessionID: sess.ID(), Cycle: snap.Epoch, Version: snap.Version(), Values: []json.RawMessage{}, Warnings: []string{}, Matched: -1}
+	p := Page{SessionID: sessionID, Cycle: snap.Epoch, Version: snap.Version(), Values: []json.RawMessage{}, Warnings: []string{}, Matched: -1}
 	out := &collector{page: &p, limit: limit}
 	paths := newPathCheck(spec.Program)
 	it := snap.Iter(spec.Filter)

@@ -61,10 +61,11 @@ type APIError struct {
 
 // LogsRequest is the body of POST /v1/sessions/{id}/logs.
 type LogsRequest struct {
-	Filter store.Filter `json:"filter"`
-	Offset int          `json:"offset"`
-	Limit  int          `json:"limit"`
-	Cycle  int64        `json:"cycle,omitempty"` // pin to a cycle; a reset since then is an error
+	Filter  store.Filter `json:"filter"`
+	Offset  int          `json:"offset"`
+	Limit   int          `json:"limit"`
+	Cycle   int64        `json:"cycle,omitempty"`   // pin to a cycle; a reset since then is an error
+	Capture string       `json:"capture,omitempty"` // read this capture instead of the live cycle
 }
 
 // QueryRequest is the body of POST /v1/sessions/{id}/query: a new query, or

@@ -32,6 +32,11 @@ func (s *Server) control() *http.ServeMux {
 		m.HandleFunc("GET /v1/sessions/{id}/user-evidence", s.handleUserEvidence)
 		m.HandleFunc("POST /v1/sessions/{id}/user-evidence/notes", s.handleAddNote)
 		m.HandleFunc("POST /v1/sessions/{id}/user-evidence/files", s.handleAddFile)
+		m.HandleFunc("POST /v1/sessions/{id}/captures", s.handleCapture)
+		m.HandleFunc("GET /v1/sessions/{id}/captures", s.handleCaptures)
+		m.HandleFunc("GET /v1/sessions/{id}/captures/{cid}", s.handleCaptureDetail)
+		m.HandleFunc("POST /v1/sessions/{id}/follow", s.handleFollow)
+		m.HandleFunc("POST /v1/sessions/{id}/diff", s.handleDiff)
 		s.mux = m
 	})
 	return s.mux

@@ -57,6 +57,10 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 	if req.Limit == 0 {
 		req.Limit = DefaultLogsLimit
 	}
+	if req.Capture != "" {
+		s.captureLogs(w, sess, req)
+		return
+	}
 	page, err := sess.Logs(req.Filter, req.Offset, req.Limit, req.Cycle)
 	if err != nil {
 		s.fail(w, err)
@@ -83,9 +87,15 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	page, err := query.Run(r.Context(), sess, spec, pos, cycle)
+	var page query.Page
+	var err error
+	if spec.Capture != "" {
+		page, err = s.captureQuery(r.Context(), sess, spec, pos)
+	} else {
+		page, err = query.Run(r.Context(), sess, spec, pos, cycle)
+	}
 	if err != nil {
-		s.fail(w, err)
+		s.failCapture(w, err)
 		return
 	}
 	res := QueryResult{Page: page, Slurp: spec.Slurp}

@@ -74,6 +74,9 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
 // Check fails if the session was reset after the view was taken.
 func (v *Snapshot) Check() error {
+	if v.s == nil {
+		return nil // frozen: it never changes
+	}
 	v.s.mu.Lock()
 	defer v.s.mu.Unlock()
 	if v.s.closed {
@@ -232,7 +235,13 @@ func (s *Session) Logs(f Filter, offset, limit int, epoch int64) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	p := Page{SessionID: s.id, Cycle: v.Epoch, Version: v.Version(), Total: int64(v.N), Offset: offset, Limit: limit,
+	return v.Page(s.id, f, offset, limit)
+}
+
+// Page returns one page of the view's events matching f, in logs order,
+// with counts over every match.
+func (v *Snapshot) Page(sessionID string, f Filter, offset, limit int) (Page, error) {
+	p := Page{SessionID: sessionID, Cycle: v.Epoch, Version: v.Version(), Total: int64(v.N), Offset: offset, Limit: limit,
 		Rejected: v.Rejected, RedactedEvents: v.RedactedEvents, Events: []json.RawMessage{}, Hypotheses: []HypothesisCount{}}
 	perHyp := make([]int64, len(v.labels))
 	var picked []int64

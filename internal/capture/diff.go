@@ -1,0 +1,628 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/probes"
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+// Bounds of a comparison. Variables so tests can make them small.
+var (
+	MaxDiffEvents = 1_000_000 // events read from each side, by sequence; the rest are not compared
+	MaxDiffGroups = 10_000    // distinct groups per side; events of further groups are not compared
+)
+
+const (
+	maxExamplesPerGroup = 3
+	maxExamples         = 30
+	maxListedGroups     = 500
+	maxExampleBytes     = 1024
+	maxPaths            = 5
+)
+
+// Group statuses.
+const (
+	GroupSame       = "same"        // the same number of events, the same data in the same order
+	GroupChanged    = "changed"     // some k-th event's data differs from the other side's k-th
+	GroupCount      = "count"       // the same data as far as both go, but a different number of events
+	GroupOnlyBefore = "only_before" // no event of this group after
+	GroupOnlyAfter  = "only_after"  // no event of this group before
+)
+
+// Side describes one evidence set of a comparison and how much of it was read.
+type Side struct {
+	Kind            string `json:"kind"` // capture or live
+	Capture         string `json:"capture,omitempty"`
+	Label           string `json:"label,omitempty"`
+	SHA256          string `json:"sha256,omitempty"`
+	Cycle           int64  `json:"cycle"`
+	Version         string `json:"evidenceVersion"`
+	Events          int64  `json:"events"`
+	Compared        int64  `json:"compared"`        // events that took part (the first ones by sequence)
+	Truncated       bool   `json:"truncated"`       // more events than MaxDiffEvents: only Compared were read
+	GroupsBound     bool   `json:"groupsBound"`     // more distinct groups than MaxDiffGroups: events of the rest were not compared
+	Ungrouped       int64  `json:"ungrouped"`       // events left out by the group bound
+	RejectedRecords int64  `json:"rejectedRecords"` // refused before storage: never part of any evidence set
+}
+
+// Group is one (hypothesis, location, message) on both sides.
+type Group struct {
+	Hypothesis    string   `json:"hypothesis"`
+	Location      string   `json:"location"`
+	LocationAfter string   `json:"locationAfter,omitempty"` // set when the location moved (same file, another line)
+	Message       string   `json:"message"`
+	Status        string   `json:"status"`
+	Before        int64    `json:"before"`
+	After         int64    `json:"after"`
+	Changed       int64    `json:"changed"` // k-th events on both sides whose data differ
+	FirstBefore   int64    `json:"firstBeforeSeq,omitempty"`
+	FirstAfter    int64    `json:"firstAfterSeq,omitempty"`
+	Examples      []Change `json:"examples,omitempty"`
+}
+
+// Change is one data value that differs: the k-th event of a group on
+// each side.
+type Change struct {
+	BeforeSeq int64           `json:"beforeSeq"`
+	AfterSeq  int64           `json:"afterSeq"`
+	Before    json.RawMessage `json:"before"`
+	After     json.RawMessage `json:"after"`
+	Paths     []string        `json:"paths"` // the data paths that differ (the first few)
+	Cut       bool            `json:"cut,omitempty"`
+}
+
+// EventBrief is an event as a comparison cites it.
+type EventBrief struct {
+	Seq        int64           `json:"seq"`
+	Hypothesis string          `json:"hypothesis"`
+	Location   string          `json:"location"`
+	Message    string          `json:"message"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// Divergence is the first place, in logs order, where the two runs differ.
+type Divergence struct {
+	Position int64       `json:"position"` // 1-based, in logs order, on both sides
+	Reason   string      `json:"reason"`   // group, data, before_ended, after_ended
+	Before   *EventBrief `json:"before,omitempty"`
+	After    *EventBrief `json:"after,omitempty"`
+}
+
+// DiffCounts sum up the groups.
+type DiffCounts struct {
+	Groups       int   `json:"groups"`
+	InBoth       int   `json:"inBoth"`
+	OnlyBefore   int   `json:"onlyBefore"`
+	OnlyAfter    int   `json:"onlyAfter"`
+	Moved        int   `json:"moved"`
+	Same         int   `json:"same"`
+	DataChanged  int   `json:"dataChanged"`  // groups with a changed data value
+	CountChanged int   `json:"countChanged"` // groups in both whose event counts differ
+	ChangedPairs int64 `json:"changedValues"`
+}
+
+// DiffResult compares two evidence sets.
+type DiffResult struct {
+	SessionID       string      `json:"sessionId"`
+	Before          Side        `json:"before"`
+	After           Side        `json:"after"`
+	Complete        bool        `json:"complete"`  // every event of both sides took part
+	Identical       bool        `json:"identical"` // complete, and no group, count or value differs
+	Counts          DiffCounts  `json:"counts"`
+	FirstDivergence *Divergence `json:"firstDivergence"`
+	Groups          []Group     `json:"groups"` // differing groups first
+	GroupsOmitted   int         `json:"groupsOmitted"`
+}
+
+const noGroup = math.MaxUint32
+
+// set is one side reduced to what comparing needs, about 16 bytes an event.
+type set struct {
+	side  Side
+	grp   []uint32 // group number of each compared sequence-1
+	dh    []uint64 // data hash of each compared sequence-1
+	keys  []string // hypothesis \x00 location \x00 message, raw JSON-escaped
+	keyNo map[string]uint32
+	buf   []byte
+	order []int32 // compared sequences-1 in logs order
+	line  func(seq int64) ([]byte, error)
+}
+
+func newSet() *set { return &set{keyNo: map[string]uint32{}} }
+
+func (s *set) add(seq int64, e event) {
+	if seq > int64(MaxDiffEvents) {
+		s.side.Truncated = true
+		return
+	}
+	s.buf = append(append(append(append(append(s.buf[:0], e.hyp...), 0), e.loc...), 0), e.msg...)
+	n, ok := s.keyNo[string(s.buf)]
+	if !ok {
+		if len(s.keys) >= MaxDiffGroups {
+			n = noGroup
+			s.side.GroupsBound = true
+			s.side.Ungrouped++
+		} else {
+			n = uint32(len(s.keys))
+			k := string(s.buf)
+			s.keys = append(s.keys, k)
+			s.keyNo[k] = n
+		}
+	} else if n == noGroup {
+		s.side.Ungrouped++
+	}
+	s.grp = append(s.grp, n)
+	s.dh = append(s.dh, dataHash(e.data))
+}
+
+// finish takes the logs order from the view and keeps a reader for examples.
+func (s *set) finish(v *store.Snapshot) error {
+	s.side.Compared = int64(len(s.grp))
+	s.order = make([]int32, 0, len(s.grp))
+	it := v.Iter(store.Filter{})
+	for {
+		seq, _, ok, err := it.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if seq <= int64(len(s.grp)) {
+			s.order = append(s.order, int32(seq-1))
+		}
+	}
+	s.line = v.Iter(store.Filter{}).Line
+	return nil
+}
+
+// liveSet reads the session's current cycle into a set.
+func liveSet(sess *store.Session) (*set, error) {
+	v, err := sess.Snapshot(0)
+	if err != nil {
+		return nil, err
+	}
+	s := newSet()
+	it := v.Iter(store.Filter{})
+	for seq := int64(1); seq <= int64(min(v.N, MaxDiffEvents+1)); seq++ {
+		line, err := it.Line(seq)
+		if err != nil {
+			return nil, err
+		}
+		e, ok := parseEvent(line)
+		if !ok {
+			return nil, fmt.Errorf("stored event SEQ %d is unreadable", seq)
+		}
+		s.add(seq, e)
+	}
+	s.side = Side{Kind: "live", Cycle: v.Epoch, Version: v.Version(), Events: int64(v.N), RejectedRecords: v.Rejected,
+		Truncated: s.side.Truncated, GroupsBound: s.side.GroupsBound, Ungrouped: s.side.Ungrouped}
+	if err := s.finish(v); err != nil {
+		return nil, err
+	}
+	return s, v.Check()
+}
+
+// Diff compares capture from (before) with capture to (after), or with the
+// session's live cycle when to is "".
+func (cs *Store) Diff(sess *store.Session, from, to string) (DiffResult, error) {
+	var opened []*Capture
+	defer func() {
+		for _, c := range opened {
+			c.Close()
+		}
+	}()
+	side := func(id string) (*set, error) {
+		if id == "" {
+			return liveSet(sess)
+		}
+		s := newSet()
+		c, err := cs.Open(sess.ID(), id, OpenOptions{onEvent: s.add})
+		if err != nil {
+			return nil, err
+		}
+		opened = append(opened, c)
+		s.side = Side{Kind: "capture", Capture: c.ID(), Label: c.Index.Label, SHA256: c.Index.SHA256, Cycle: c.Header.Cycle,
+			Version: c.Header.EvidenceVersion, Events: c.Header.Events, RejectedRecords: c.Header.RejectedRecords,
+			Truncated: s.side.Truncated, GroupsBound: s.side.GroupsBound, Ungrouped: s.side.Ungrouped}
+		return s, s.finish(c.snap)
+	}
+	a, err := side(from)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	b, err := side(to)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	r, err := compare(a, b)
+	r.SessionID = sess.ID()
+	return r, err
+}
+
+// members lists, per group, its sequences-1 in logs order.
+type members struct {
+	start []int32 // group g's members are pos[start[g]:start[g+1]]
+	pos   []int32
+}
+
+func (s *set) members() members {
+	m := members{start: make([]int32, len(s.keys)+1)}
+	for _, i := range s.order {
+		if g := s.grp[i]; g != noGroup {
+			m.start[g+1]++
+		}
+	}
+	for g := range s.keys {
+		m.start[g+1] += m.start[g]
+	}
+	m.pos = make([]int32, m.start[len(s.keys)])
+	fill := append([]int32(nil), m.start[:len(s.keys)]...)
+	for _, i := range s.order {
+		if g := s.grp[i]; g != noGroup {
+			m.pos[fill[g]] = i
+			fill[g]++
+		}
+	}
+	return m
+}
+
+func (m members) of(g uint32) []int32 { return m.pos[m.start[g]:m.start[g+1]] }
+
+type pair struct {
+	a, b  int32 // group numbers, -1 when absent on that side
+	moved bool
+}
+
+// compare pairs the groups of both sides, aligns each group's events by
+// their order within it, and finds the first divergence.
+func compare(a, b *set) (DiffResult, error) {
+	r := DiffResult{Before: a.side, After: b.side, Groups: []Group{}}
+	r.Complete = !a.side.Truncated && !a.side.GroupsBound && !b.side.Truncated && !b.side.GroupsBound
+	pairA := fill(len(a.keys), -1)
+	pairB := fill(len(b.keys), -1)
+	var pairs []pair
+	for ga, k := range a.keys {
+		if gb, ok := b.keyNo[k]; ok && gb != noGroup {
+			pairA[ga], pairB[gb] = int32(len(pairs)), int32(len(pairs))
+			pairs = append(pairs, pair{a: int32(ga), b: int32(gb)})
+		}
+	}
+	// A group whose location moved within the same file (lines added above
+	// a probe) pairs with the one group on the other side that differs
+	// only by the line.
+	moveKey := func(k string) (string, bool) {
+		hyp, rest, _ := strings.Cut(k, "\x00")
+		loc, msg, _ := strings.Cut(rest, "\x00")
+		p, _, ok := probes.SplitLocation(unescape([]byte(loc)))
+		return hyp + "\x00" + p + "\x00" + msg, ok
+	}
+	type cand struct {
+		a, b   []int32
+		aN, bN int
+	}
+	moves := map[string]*cand{}
+	for ga, k := range a.keys {
+		if pairA[ga] < 0 {
+			if mk, ok := moveKey(k); ok {
+				c := moves[mk]
+				if c == nil {
+					c = &cand{}
+					moves[mk] = c
+				}
+				c.a = append(c.a, int32(ga))
+			}
+		}
+	}
+	for gb, k := range b.keys {
+		if pairB[gb] < 0 {
+			if mk, ok := moveKey(k); ok {
+				if c := moves[mk]; c != nil {
+					c.b = append(c.b, int32(gb))
+				}
+			}
+		}
+	}
+	mkeys := make([]string, 0, len(moves))
+	for k := range moves {
+		mkeys = append(mkeys, k)
+	}
+	sort.Strings(mkeys)
+	for _, k := range mkeys {
+		if c := moves[k]; len(c.a) == 1 && len(c.b) == 1 {
+			pairA[c.a[0]], pairB[c.b[0]] = int32(len(pairs)), int32(len(pairs))
+			pairs = append(pairs, pair{a: c.a[0], b: c.b[0], moved: true})
+		}
+	}
+
+	ma, mb := a.members(), b.members()
+	type example struct {
+		group      int
+		seqA, seqB int64
+	}
+	var examples []example
+	for _, p := range pairs {
+		pa, pb := ma.of(uint32(p.a)), mb.of(uint32(p.b))
+		g := newGroup(a.keys[p.a])
+		if p.moved {
+			g.LocationAfter = newGroup(b.keys[p.b]).Location
+			r.Counts.Moved++
+		}
+		g.Before, g.After = int64(len(pa)), int64(len(pb))
+		g.FirstBefore, g.FirstAfter = int64(pa[0])+1, int64(pb[0])+1
+		shown := 0
+		for k := 0; k < min(len(pa), len(pb)); k++ {
+			if a.dh[pa[k]] == b.dh[pb[k]] {
+				continue
+			}
+			g.Changed++
+			if shown < maxExamplesPerGroup && len(examples) < maxExamples {
+				examples = append(examples, example{len(r.Groups), int64(pa[k]) + 1, int64(pb[k]) + 1})
+				shown++
+			}
+		}
+		r.Counts.InBoth++
+		r.Counts.ChangedPairs += g.Changed
+		switch {
+		case g.Changed > 0:
+			g.Status = GroupChanged
+			r.Counts.DataChanged++
+		case g.Before != g.After:
+			g.Status = GroupCount
+		default:
+			g.Status = GroupSame
+			r.Counts.Same++
+		}
+		if g.Before != g.After {
+			r.Counts.CountChanged++
+		}
+		r.Groups = append(r.Groups, g)
+	}
+	for ga, k := range a.keys {
+		if pairA[ga] < 0 {
+			g := newGroup(k)
+			pa := ma.of(uint32(ga))
+			g.Status, g.Before, g.FirstBefore = GroupOnlyBefore, int64(len(pa)), int64(pa[0])+1
+			r.Groups = append(r.Groups, g)
+			r.Counts.OnlyBefore++
+		}
+	}
+	for gb, k := range b.keys {
+		if pairB[gb] < 0 {
+			g := newGroup(k)
+			pb := mb.of(uint32(gb))
+			g.Status, g.After, g.FirstAfter = GroupOnlyAfter, int64(len(pb)), int64(pb[0])+1
+			r.Groups = append(r.Groups, g)
+			r.Counts.OnlyAfter++
+		}
+	}
+	r.Counts.Groups = len(r.Groups)
+
+	// Examples: read both data values and name the paths that differ.
+	for _, ex := range examples {
+		ca, err := brief(a, ex.seqA)
+		if err != nil {
+			return r, err
+		}
+		cb, err := brief(b, ex.seqB)
+		if err != nil {
+			return r, err
+		}
+		ch := Change{BeforeSeq: ex.seqA, AfterSeq: ex.seqB, Paths: dataPaths(ca.Data, cb.Data)}
+		ch.Before, ch.Cut = clip(ca.Data)
+		var cutB bool
+		ch.After, cutB = clip(cb.Data)
+		ch.Cut = ch.Cut || cutB
+		r.Groups[ex.group].Examples = append(r.Groups[ex.group].Examples, ch)
+	}
+
+	// The first divergence, walking both logs orders together.
+	pairOf := func(s *set, pairs []int32, i int32) int32 {
+		if g := s.grp[i]; g != noGroup {
+			return pairs[g]
+		}
+		return -1
+	}
+	n := min(len(a.order), len(b.order))
+	for k := 0; k < n && r.FirstDivergence == nil; k++ {
+		i, j := a.order[k], b.order[k]
+		pa, pb := pairOf(a, pairA, i), pairOf(b, pairB, j)
+		reason := ""
+		switch {
+		case a.grp[i] == noGroup && b.grp[j] == noGroup:
+			continue // past the group bound on both sides: not compared (the result says it is partial)
+		case pa < 0 || pb < 0 || pa != pb:
+			reason = "group"
+		case a.dh[i] != b.dh[j]:
+			reason = "data"
+		default:
+			continue
+		}
+		d := &Divergence{Position: int64(k) + 1, Reason: reason}
+		var err error
+		if d.Before, err = brief(a, int64(i)+1); err != nil {
+			return r, err
+		}
+		if d.After, err = brief(b, int64(j)+1); err != nil {
+			return r, err
+		}
+		r.FirstDivergence = d
+	}
+	if r.FirstDivergence == nil && len(a.order) != len(b.order) {
+		d := &Divergence{Position: int64(n) + 1}
+		var err error
+		if len(a.order) > n {
+			d.Reason = "after_ended"
+			d.Before, err = brief(a, int64(a.order[n])+1)
+		} else {
+			d.Reason = "before_ended"
+			d.After, err = brief(b, int64(b.order[n])+1)
+		}
+		if err != nil {
+			return r, err
+		}
+		r.FirstDivergence = d
+	}
+	r.Identical = r.Complete && r.FirstDivergence == nil && r.Counts.Same == r.Counts.Groups &&
+		a.side.Events == b.side.Events
+
+	rank := map[string]int{GroupChanged: 0, GroupCount: 1, GroupOnlyBefore: 2, GroupOnlyAfter: 3, GroupSame: 4}
+	sort.SliceStable(r.Groups, func(i, j int) bool {
+		x, y := r.Groups[i], r.Groups[j]
+		if rank[x.Status] != rank[y.Status] {
+			return rank[x.Status] < rank[y.Status]
+		}
+		dx, dy := x.Changed+abs(x.After-x.Before), y.Changed+abs(y.After-y.Before)
+		if dx != dy {
+			return dx > dy
+		}
+		if x.Before+x.After != y.Before+y.After {
+			return x.Before+x.After > y.Before+y.After
+		}
+		return x.Hypothesis+x.Location+x.Message < y.Hypothesis+y.Location+y.Message
+	})
+	if len(r.Groups) > maxListedGroups {
+		r.GroupsOmitted = len(r.Groups) - maxListedGroups
+		r.Groups = r.Groups[:maxListedGroups]
+	}
+	return r, nil
+}
+
+func fill(n int, v int32) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func newGroup(key string) Group {
+	hyp, rest, _ := strings.Cut(key, "\x00")
+	loc, msg, _ := strings.Cut(rest, "\x00")
+	return Group{Hypothesis: unescape([]byte(hyp)), Location: unescape([]byte(loc)), Message: unescape([]byte(msg))}
+}
+
+// brief reads an event of a set for citing.
+func brief(s *set, seq int64) (*EventBrief, error) {
+	line, err := s.line(seq)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := parseEvent(line)
+	if !ok {
+		return nil, fmt.Errorf("stored event SEQ %d is unreadable", seq)
+	}
+	data, _ := clip(e.data)
+	return &EventBrief{Seq: seq, Hypothesis: unescape(e.hyp), Location: unescape(e.loc), Message: unescape(e.msg), Data: data}, nil
+}
+
+// clip keeps a data value whole up to maxExampleBytes; a longer one becomes
+// a string of its first bytes.
+func clip(data []byte) (json.RawMessage, bool) {
+	if len(data) <= maxExampleBytes {
+		return append(json.RawMessage(nil), data...), false
+	}
+	b, _ := marshal(cut(strings.ToValidUTF8(string(data[:maxExampleBytes]), ""), maxExampleBytes))
+	return b, true
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// dataPaths names the first few jq paths at which two JSON values differ.
+func dataPaths(a, b []byte) []string {
+	va, errA := decodeNumber(a)
+	vb, errB := decodeNumber(b)
+	if errA != nil || errB != nil {
+		return []string{"."}
+	}
+	out := []string{}
+	walkDiff(va, vb, "", &out)
+	if len(out) == 0 {
+		out = append(out, ".")
+	}
+	return out
+}
+
+func decodeNumber(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func walkDiff(a, b any, path string, out *[]string) {
+	if len(*out) >= maxPaths {
+		return
+	}
+	at := func(p string) string {
+		if p == "" {
+			return "."
+		}
+		return p
+	}
+	ma, okA := a.(map[string]any)
+	mb, okB := b.(map[string]any)
+	if okA && okB {
+		keys := make([]string, 0, len(ma)+len(mb))
+		for k := range ma {
+			keys = append(keys, k)
+		}
+		for k := range mb {
+			if _, ok := ma[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := path + "." + k
+			if !identRE.MatchString(k) {
+				p = path + "[" + strconv.Quote(k) + "]"
+			}
+			va, inA := ma[k]
+			vb, inB := mb[k]
+			if !inA || !inB {
+				if len(*out) < maxPaths {
+					*out = append(*out, p)
+				}
+				continue
+			}
+			walkDiff(va, vb, p, out)
+		}
+		return
+	}
+	sa, okA := a.([]any)
+	sb, okB := b.([]any)
+	if okA && okB {
+		for i := 0; i < max(len(sa), len(sb)); i++ {
+			p := path + "[" + strconv.Itoa(i) + "]"
+			if i >= len(sa) || i >= len(sb) {
+				if len(*out) < maxPaths {
+					*out = append(*out, p)
+				}
+				continue
+			}
+			walkDiff(sa[i], sb[i], p, out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(a, b) && len(*out) < maxPaths {
+		*out = append(*out, at(path))
+	}
+}

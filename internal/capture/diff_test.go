@@ -1,0 +1,236 @@
+package capture
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
+)
+
+func TestDataHash(t *testing.T) {
+	same := [][2]string{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`},
+		{`{"x":{"p":1,"q":2}}`, `{"x":{"q":2,"p":1}}`},
+		{`null`, `null`},
+		{`"s"`, ` "s"`},
+	}
+	for _, p := range same {
+		if dataHash([]byte(p[0])) != dataHash([]byte(p[1])) {
+			t.Errorf("%s and %s hash differently", p[0], p[1])
+		}
+	}
+	differ := [][2]string{
+		{`{"a":1}`, `{"a":2}`},
+		{`[1,2]`, `[2,1]`},
+		{`{"a":1,"b":2}`, `{"a":2,"b":1}`},
+		{`{"a":1}`, `{"b":1}`},
+		{`"1"`, `1`},
+		{`{}`, `[]`},
+		{`[]`, `[[]]`},
+		{`{"a":{"b":1}}`, `{"a":{"b":1},"c":null}`},
+		{`null`, `"null"`},
+	}
+	for _, p := range differ {
+		if dataHash([]byte(p[0])) == dataHash([]byte(p[1])) {
+			t.Errorf("%s and %s hash alike", p[0], p[1])
+		}
+	}
+}
+
+func TestParseEventBothWays(t *testing.T) {
+	rec, rej := evidence.Normalize([]byte(`{"hypothesisId":"H\"1","location":"a\\b.py:3","message":"tab\there","data":{"k":[1,"x"]},"timestamp":1796083198500}`), evidence.DefaultLimits)
+	if rej != nil {
+		t.Fatal(rej.Reason)
+	}
+	line := evidence.AppendStored(nil, "evt_x_7", 7, 1796083198600, &rec)
+	line = line[:len(line)-1]
+	fast, ok := parseEvent(line)
+	if !ok {
+		t.Fatal("fast path failed")
+	}
+	// The same line with another field order takes the slow path.
+	slow, ok := slowEvent([]byte(`{"timestamp":1796083198500,"data":{"k":[1,"x"]},"message":"tab\there","location":"a\\b.py:3","hypothesisId":"H\"1","sequence":7,"id":"evt_x_7","receivedAt":1}`))
+	if !ok {
+		t.Fatal("slow path failed")
+	}
+	if fmt.Sprintf("%d %d %s %s %s %s", fast.seq, fast.ts, fast.hyp, fast.loc, fast.msg, fast.data) !=
+		fmt.Sprintf("%d %d %s %s %s %s", slow.seq, slow.ts, slow.hyp, slow.loc, slow.msg, slow.data) {
+		t.Fatalf("fast %+v\nslow %+v", fast, slow)
+	}
+	if unescape(fast.hyp) != `H"1` || unescape(fast.loc) != `a\b.py:3` || unescape(fast.msg) != "tab\there" {
+		t.Fatalf("unescaped: %q %q %q", unescape(fast.hyp), unescape(fast.loc), unescape(fast.msg))
+	}
+}
+
+// run ingests events, one per line: "hyp|location|message|data".
+func (e *env) run(events ...string) {
+	e.t.Helper()
+	var lines []string
+	for i, s := range events {
+		f := strings.SplitN(s, "|", 4)
+		lines = append(lines, ev(f[0], f[1], f[2], f[3], 1796083190000+int64(i)))
+	}
+	e.ingest(lines...)
+}
+
+func (e *env) diff(from, to string) DiffResult {
+	e.t.Helper()
+	r, err := e.cs.Diff(e.sess, from, to)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
+}
+
+func (e *env) reset() {
+	e.t.Helper()
+	if _, err := e.sess.Reset(); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func groupOf(r DiffResult, hyp, loc, msg string) *Group {
+	for i := range r.Groups {
+		if g := &r.Groups[i]; g.Hypothesis == hyp && g.Location == loc && g.Message == msg {
+			return g
+		}
+	}
+	return nil
+}
+
+var before = []string{
+	"H1|src/cart.py:10|loaded|{\"items\":3}",
+	"H2|src/cart.py:12|discount|{\"pct\":\"10\"}",
+	"H1|src/cart.py:14|total|{\"total\":-3.5}",
+	"H2|src/cart.py:12|discount|{\"pct\":\"10\"}",
+	"H1|src/cart.py:14|total|{\"total\":7}",
+	"H3|src/pay.py:40|sent|null",
+}
+
+func TestDiffIdentical(t *testing.T) {
+	e := newEnv(t)
+	e.run(before...)
+	a := e.capture("before").ID
+	// Against the live cycle it was taken from, and after a reset and the
+	// same reproduction (other ids, other received times, same evidence).
+	for _, r := range []DiffResult{e.diff(a, ""), e.diff(a, a)} {
+		if !r.Identical || !r.Complete || r.FirstDivergence != nil || r.Counts.Groups != 4 || r.Counts.Same != 4 {
+			t.Fatalf("identical: %+v", r)
+		}
+	}
+	e.reset()
+	e.run(before...)
+	r := e.diff(a, "")
+	if !r.Identical || r.After.Kind != "live" || r.After.Cycle != 2 || r.Before.Capture != a {
+		t.Fatalf("same reproduction: %+v", r)
+	}
+}
+
+func TestDiffDisjoint(t *testing.T) {
+	e := newEnv(t)
+	e.run(before...)
+	a := e.capture("").ID
+	e.reset()
+	e.run("H9|other.py:1|else|1", "H9|other.py:1|else|2")
+	r := e.diff(a, "")
+	if r.Identical || r.Counts.InBoth != 0 || r.Counts.OnlyBefore != 4 || r.Counts.OnlyAfter != 1 {
+		t.Fatalf("disjoint: %+v", r.Counts)
+	}
+	d := r.FirstDivergence
+	if d == nil || d.Position != 1 || d.Reason != "group" || d.Before.Seq != 1 || d.After.Seq != 1 {
+		t.Fatalf("divergence: %+v", d)
+	}
+	if g := groupOf(r, "H9", "other.py:1", "else"); g == nil || g.Status != GroupOnlyAfter || g.After != 2 || g.FirstAfter != 1 {
+		t.Fatalf("only after: %+v", g)
+	}
+	// Nothing on one side at all.
+	e.reset()
+	r = e.diff(a, "")
+	if r.Counts.OnlyBefore != 4 || r.FirstDivergence == nil || r.FirstDivergence.Reason != "after_ended" || r.FirstDivergence.After != nil {
+		t.Fatalf("empty after: %+v %+v", r.Counts, r.FirstDivergence)
+	}
+}
+
+func TestDiffPartlyChanged(t *testing.T) {
+	e := newEnv(t)
+	e.run(before...)
+	a := e.capture("").ID
+	e.reset()
+	e.run(
+		"H1|src/cart.py:10|loaded|{\"items\":3}",
+		"H2|src/cart.py:12|discount|{\"pct\":\"10\"}",
+		"H1|src/cart.py:14|total|{\"total\":3.5}", // the fix
+		"H1|src/cart.py:14|total|{\"total\":7}",
+		"H3|src/pay.py:43|sent|null", // moved 3 lines down
+		"H4|src/pay.py:50|receipt|{\"ok\":true}",
+	)
+	r := e.diff(a, "")
+	if r.Identical || !r.Complete {
+		t.Fatalf("changed: %+v", r)
+	}
+	c := r.Counts
+	if c.InBoth != 4 || c.Same != 2 || c.DataChanged != 1 || c.CountChanged != 1 || c.OnlyAfter != 1 || c.OnlyBefore != 0 || c.Moved != 1 || c.ChangedPairs != 1 {
+		t.Fatalf("counts: %+v", c)
+	}
+	total := groupOf(r, "H1", "src/cart.py:14", "total")
+	if total == nil || total.Status != GroupChanged || total.Changed != 1 || len(total.Examples) != 1 {
+		t.Fatalf("total group: %+v", total)
+	}
+	ex := total.Examples[0]
+	if ex.BeforeSeq != 3 || ex.AfterSeq != 3 || string(ex.Before) != `{"total":-3.5}` || string(ex.After) != `{"total":3.5}` || fmt.Sprint(ex.Paths) != "[.total]" {
+		t.Fatalf("example: %+v", ex)
+	}
+	if g := groupOf(r, "H2", "src/cart.py:12", "discount"); g == nil || g.Status != GroupCount || g.Before != 2 || g.After != 1 {
+		t.Fatalf("count group: %+v", g)
+	}
+	if g := groupOf(r, "H3", "src/pay.py:40", "sent"); g == nil || g.LocationAfter != "src/pay.py:43" || g.Status != GroupSame {
+		t.Fatalf("moved group: %+v", g)
+	}
+	d := r.FirstDivergence
+	if d == nil || d.Position != 3 || d.Reason != "data" || d.Before.Seq != 3 || d.After.Seq != 3 {
+		t.Fatalf("divergence: %+v", d)
+	}
+	if r.Groups[0].Status != GroupChanged {
+		t.Fatalf("differing groups come first: %+v", r.Groups[0])
+	}
+	// Two captures compare the same way.
+	b := e.capture("after").ID
+	r2 := e.diff(a, b)
+	if r2.After.Kind != "capture" || r2.After.Capture != b || jsonOf(t, r2.Counts) != jsonOf(t, r.Counts) {
+		t.Fatalf("capture to capture: %+v", r2.Counts)
+	}
+}
+
+func TestDiffDataPaths(t *testing.T) {
+	got := dataPaths([]byte(`{"a":1,"b":{"c":[1,2,3]},"d":"x","weird key":1}`), []byte(`{"a":1,"b":{"c":[1,5]},"e":1,"weird key":2}`))
+	if fmt.Sprint(got) != `[.b.c[1] .b.c[2] .d .e ["weird key"]]` {
+		t.Fatalf("paths: %v", got)
+	}
+	if got := dataPaths([]byte(`1`), []byte(`2`)); fmt.Sprint(got) != "[.]" {
+		t.Fatalf("scalar: %v", got)
+	}
+}
+
+func TestDiffBounds(t *testing.T) {
+	defer func(e, g int) { MaxDiffEvents, MaxDiffGroups = e, g }(MaxDiffEvents, MaxDiffGroups)
+	e := newEnv(t)
+	e.run(before...)
+	a := e.capture("").ID
+
+	// Truncated: only the first events by sequence are compared, and the
+	// result says so; an identical set is then not called identical.
+	MaxDiffEvents = 4
+	r := e.diff(a, "")
+	if r.Complete || r.Identical || !r.Before.Truncated || !r.After.Truncated || r.Before.Compared != 4 || r.Before.Events != 6 {
+		t.Fatalf("truncated: %+v", r)
+	}
+	MaxDiffEvents = 1_000_000
+
+	// A group bound: events of groups past it are not compared.
+	MaxDiffGroups = 2
+	r = e.diff(a, "")
+	if r.Complete || r.Identical || !r.Before.GroupsBound || r.Before.Ungrouped != 3 || r.Counts.Groups != 2 || r.FirstDivergence != nil {
+		t.Fatalf("group bound: %+v", r)
+	}
+}
