@@ -26,6 +26,7 @@ go build -o "$OUT/debug-mode" ./cmd/debug-mode
 go build -o "$OUT/ingest" ./bench/ingest
 go build -o "$OUT/roundtrip" ./bench/roundtrip
 go build -o "$OUT/reading" ./bench/reading
+go build -o "$OUT/diff" ./bench/diff
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain -- cmd internal go.mod go.sum 2>/dev/null)" ]; then rev="$rev + uncommitted changes"; fi
@@ -39,6 +40,7 @@ echo "| measure | result | target | verdict |"
 echo "| --- | --- | --- | --- |"
 "$OUT/ingest" -bin "$OUT/debug-mode" -events "$EVENTS" -batch "$BATCH" -posters "$POSTERS" -repeat "$REPEAT" -transport both -table
 "$OUT/roundtrip" -bin "$OUT/debug-mode" -n "$RUNS" -table
+"$OUT/diff" -bin "$OUT/debug-mode" -table
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
