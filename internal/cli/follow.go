@@ -46,6 +46,9 @@ Every link has a state:
   unavailable  a complete search found no target (no such file, the first or
                last event at its location)
 
+previous_at_location and next_at_location are always complete or unavailable:
+a capture holds every event of its cycle.
+
 An incomplete or unavailable link is refused with its reason and exit code 6:
 nothing is guessed. logs --capture --json shows every event's links.`,
 		Example: `  debug-mode follow --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --capture c-3f2a9b1c0d4e --seq 12 --rel source
