@@ -43,6 +43,9 @@ type templateCase struct {
 	// NotInstallableHere marks a runtime this project's machines cannot install:
 	// the case skips even under DEBUG_MODE_REQUIRE_RUNTIMES.
 	NotInstallableHere bool
+	// Skip, when set and it returns a reason, skips the case (e.g. the
+	// runtime here is too old for what the case proves).
+	Skip func() string
 }
 
 var templateCases []templateCase
@@ -79,6 +82,11 @@ func TestTemplatesLive(t *testing.T) {
 				}
 			}
 			requireRuntimes(t, c.Runtimes)
+			if c.Skip != nil {
+				if reason := c.Skip(); reason != "" {
+					t.Skip(reason)
+				}
+			}
 			runTemplateCase(t, c)
 		})
 	}

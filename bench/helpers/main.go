@@ -1,6 +1,6 @@
 // Command helpers measures what a probe costs inside the instrumented
-// program: the rendered Go (file), Python (file) and TypeScript (HTTP,
-// compiled and run on Node) helpers, called n times against a live session of the real binary.
+// program: the rendered Go (file), Python (file) and TypeScript (HTTP and
+// file, compiled and run on Node) helpers, called n times against a live session of the real binary.
 // For each workload it prints the time spent inside the helper call per
 // event (hot path), the wall time per event until the program has handed off
 // every event, and checks with `status --json` that every event arrived.
@@ -74,18 +74,20 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		helper := template(e, "typescript", "http", s.SessionID)
 		body, err := os.ReadFile(filepath.Join(src, "node", "bench.ts"))
 		if err != nil {
 			fail(err)
 		}
-		dir := filepath.Join(work, "node")
-		must(os.MkdirAll(dir, 0o755))
-		must(os.WriteFile(filepath.Join(dir, "bench.ts"), []byte(helper+"\n"+string(body)), 0o644))
-		must(run(dir, compiler, "--strict", "--target", "es2020", "--module", "commonjs", "--lib", "es2020", "bench.ts"))
-		loads = append(loads,
-			workload{"TypeScript on Node, bursts of 100", "node", "http", []string{"100"}},
-			workload{"TypeScript on Node, bursts of 1000", "node", "http", []string{"1000"}})
+		for _, ingest := range []string{"http", "file"} {
+			helper := template(e, "typescript", ingest, s.SessionID)
+			dir := filepath.Join(work, "node-"+ingest)
+			must(os.MkdirAll(dir, 0o755))
+			must(os.WriteFile(filepath.Join(dir, "bench.ts"), []byte(helper+"\n"+string(body)), 0o644))
+			must(run(dir, compiler, "--strict", "--target", "es2020", "--module", "commonjs", "--lib", "es2020", "bench.ts"))
+			loads = append(loads,
+				workload{"TypeScript on Node, bursts of 100", "node", ingest, []string{"100"}},
+				workload{"TypeScript on Node, bursts of 1000", "node", ingest, []string{"1000"}})
+		}
 	}
 
 	if strings.Contains(*only, "python") {
@@ -117,7 +119,7 @@ func main() {
 			case "python":
 				out, err = output(filepath.Join(work, "python"), "python3", "bench.py", strconv.Itoa(*n), w.args[0], "bench")
 			default:
-				out, err = output(filepath.Join(work, "node"), "node", "bench.js", strconv.Itoa(*n), w.args[0], "bench")
+				out, err = output(filepath.Join(work, "node-"+w.ingest), "node", "bench.js", strconv.Itoa(*n), w.args[0], "bench")
 			}
 			if err != nil {
 				fail(err)

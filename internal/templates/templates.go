@@ -61,8 +61,9 @@ type language struct {
 	helperPlacement           string
 	verifiedLive              bool
 	notes                     []string
-	extraPlaceholders         []Placeholder // beyond the standard five, e.g. a package name
-	regions                   *Regions      // markers other than the ones derived from comment (e.g. PowerShell's #region)
+	ingestNotes               map[string][]string // notes for one transport only, after the shared ones
+	extraPlaceholders         []Placeholder       // beyond the standard five, e.g. a package name
+	regions                   *Regions            // markers other than the ones derived from comment (e.g. PowerShell's #region)
 }
 
 // registry lists every language; each lang_<id>.go file registers its own.
@@ -77,7 +78,7 @@ type Combination struct {
 	VerifiedLive bool   `json:"verifiedLive"`
 }
 
-// Combinations lists every supported pair, sorted.
+// Combinations lists every supported pair, sorted by language.
 func Combinations() []Combination {
 	var out []Combination
 	for _, l := range registry {
@@ -85,7 +86,8 @@ func Combinations() []Combination {
 			out = append(out, Combination{l.id, in, l.verifiedLive})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Language < out[j].Language })
+	// Stable: a language's transports keep their registered order (the first is the one completion suggests).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Language < out[j].Language })
 	return out
 }
 
@@ -145,7 +147,7 @@ func (l language) render(ingest string) (*Template, error) {
 		Regions:      Regions{Start: l.comment + " #region agent log", End: l.comment + " #endregion"},
 		Helper:       helper,
 		Call:         call,
-		Notes:        l.notes,
+		Notes:        append(append([]string{}, l.notes...), l.ingestNotes[ingest]...),
 		VerifiedLive: l.verifiedLive,
 	}
 	if l.comment == "#" {
