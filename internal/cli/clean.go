@@ -29,15 +29,8 @@ func newCleanCmd(e *env) *cobra.Command {
 }
 
 func (o *cleanOptions) run() error {
-	id, err := sessionID(o.session)
+	id, err := o.callSession(o.session, http.MethodDelete, "", nil, nil)
 	if err != nil {
-		return err
-	}
-	c, err := o.connect()
-	if err != nil {
-		return err
-	}
-	if err := c.Call(http.MethodDelete, "/v1/sessions/"+id, nil, nil); err != nil {
 		return err
 	}
 	res := struct {

@@ -62,16 +62,9 @@ func newEvidenceCmd(e *env) *cobra.Command {
 }
 
 func (o *evidenceListOptions) run() error {
-	id, err := sessionID(o.session)
-	if err != nil {
-		return err
-	}
-	c, err := o.connect()
-	if err != nil {
-		return err
-	}
 	var ue store.UserEvidence
-	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/user-evidence", nil, &ue); err != nil {
+	_, err := o.callSession(o.session, http.MethodGet, "/user-evidence", nil, &ue)
+	if err != nil {
 		return err
 	}
 	view := output.EvidenceView{SessionID: ue.SessionID, Cycle: ue.Cycle, Notes: ue.Notes, Files: make([]output.EvidenceFile, len(ue.Files))}

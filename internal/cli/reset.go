@@ -35,16 +35,9 @@ __INGEST_URL__ in the helper before reproducing.`,
 }
 
 func (o *resetOptions) run() error {
-	id, err := sessionID(o.session)
-	if err != nil {
-		return err
-	}
-	c, err := o.connect()
-	if err != nil {
-		return err
-	}
 	var info service.SessionInfo
-	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/reset", nil, &info); err != nil {
+	_, err := o.callSession(o.session, http.MethodPost, "/reset", nil, &info)
+	if err != nil {
 		return err
 	}
 	return o.printer().Result("reset", info, func(w io.Writer) { output.Reset(w, info) })

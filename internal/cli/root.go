@@ -64,6 +64,20 @@ func (e *env) connect() (*client.Client, error) {
 	return e.client, nil
 }
 
+// callSession validates --session, then sends one control request about
+// that session (path is what follows /v1/sessions/<id>).
+func (e *env) callSession(flag, method, path string, in, out any) (string, error) {
+	id, err := sessionID(flag)
+	if err != nil {
+		return "", err
+	}
+	c, err := e.connect()
+	if err != nil {
+		return id, err
+	}
+	return id, c.Call(method, "/v1/sessions/"+id+path, in, out)
+}
+
 // sessionID validates --session before anything is asked of the service.
 func sessionID(flag string) (string, error) {
 	if flag == "" {

@@ -34,16 +34,9 @@ Everything already delivered is counted before the answer.`,
 }
 
 func (o *statusOptions) run() error {
-	id, err := sessionID(o.session)
-	if err != nil {
-		return err
-	}
-	c, err := o.connect()
-	if err != nil {
-		return err
-	}
 	var st service.StatusInfo
-	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/status", nil, &st); err != nil {
+	_, err := o.callSession(o.session, http.MethodGet, "/status", nil, &st)
+	if err != nil {
 		return err
 	}
 	return o.printer().Result("status", st, func(w io.Writer) { output.Status(w, st) })
