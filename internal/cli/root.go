@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -48,9 +49,12 @@ type env struct {
 	json     bool
 	client   *client.Client
 	command  string
+	capture  *output.Envelopes // set by Execute: keep the JSON envelopes too
 }
 
-func (e *env) printer() *output.Printer { return &output.Printer{Out: e.out, Err: e.err, JSON: e.json} }
+func (e *env) printer() *output.Printer {
+	return &output.Printer{Out: e.out, Err: e.err, JSON: e.json, Capture: e.capture}
+}
 
 // connect opens the state root and returns a client to the service.
 func (e *env) connect() (*client.Client, error) {
@@ -95,17 +99,24 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == client.ServiceCommand {
 		return service.RunProcess(os.NewFile(3, "ready"))
 	}
-	e := &env{out: stdout, err: stderr}
+	code, _ := run(context.Background(), &env{out: stdout, err: stderr}, args, true)
+	return code
+}
+
+// run runs the command tree once and reports a failure through the printer;
+// it returns the exit code and the failure's message. hint adds the pointer
+// to --help that a person at a terminal needs after a usage error.
+func run(ctx context.Context, e *env, args []string, hint bool) (int, string) {
 	root := newRootCmd(e)
 	root.SetArgs(jqStyleArgs(args))
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	root.SetOut(e.out)
+	root.SetErr(e.err)
+	cmd, err := root.ExecuteContextC(ctx)
 	if e.client != nil {
 		e.client.Close()
 	}
 	if err == nil {
-		return ExitOK
+		return ExitOK, ""
 	}
 	name := "debug-mode"
 	if cmd != nil {
@@ -113,11 +124,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	code, kind, msg := classify(err)
 	var ue *usageError
-	if code == ExitUsage && cmd != nil && !e.json && !(errors.As(err, &ue) && ue.noHint) {
+	if hint && code == ExitUsage && cmd != nil && !e.json && !(errors.As(err, &ue) && ue.noHint) {
 		msg += "\nRun '" + cmd.CommandPath() + " --help' for usage."
 	}
 	e.printer().Error(name, kind, msg, code)
-	return code
+	return code, msg
 }
 
 // classify maps an error to its exit code, a stable code word and a message.

@@ -4,6 +4,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,26 @@ const SchemaVersion = 1
 type Printer struct {
 	Out, Err io.Writer
 	JSON     bool
+	// Capture, when set, also receives the JSON envelopes, whatever the
+	// output mode (the MCP server returns the text and the envelope).
+	Capture *Envelopes
+}
+
+// Envelopes holds the envelopes a Printer wrote or would have written.
+type Envelopes struct {
+	Result json.RawMessage // the result envelope, if a result was printed
+	Error  json.RawMessage // the error envelope, if the command failed
+}
+
+// compact is v as one line of JSON, without HTML escaping.
+func compact(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // Envelope is the JSON form of every successful result.
@@ -41,6 +62,9 @@ type ErrorEnvelope struct {
 
 // Result writes v as the command's result: pretty via render, or JSON.
 func (p *Printer) Result(command string, v any, render func(w io.Writer)) error {
+	if p.Capture != nil {
+		p.Capture.Result = compact(Envelope{SchemaVersion: SchemaVersion, Command: command, Result: v})
+	}
 	if p.JSON {
 		enc := json.NewEncoder(p.Out)
 		enc.SetEscapeHTML(false)
@@ -54,10 +78,13 @@ func (p *Printer) Result(command string, v any, render func(w io.Writer)) error 
 // Error reports a failure on stderr: one line with the cause and the fix,
 // or a JSON envelope with --json.
 func (p *Printer) Error(command, code, msg string, exit int) {
+	var e ErrorEnvelope
+	e.SchemaVersion, e.Command = SchemaVersion, command
+	e.Error.Message, e.Error.Code, e.Error.ExitCode = msg, code, exit
+	if p.Capture != nil {
+		p.Capture.Error = compact(e)
+	}
 	if p.JSON {
-		var e ErrorEnvelope
-		e.SchemaVersion, e.Command = SchemaVersion, command
-		e.Error.Message, e.Error.Code, e.Error.ExitCode = msg, code, exit
 		enc := json.NewEncoder(p.Err)
 		enc.SetEscapeHTML(false)
 		enc.Encode(e)
