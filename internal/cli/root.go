@@ -218,6 +218,7 @@ capture is damaged (it no longer matches its hash).`,
 		newCapturesCmd(e),
 		newFollowCmd(e),
 		newDiffCmd(e),
+		newMCPCmd(e),
 	)
 	addRemovedCommands(root)
 	enableCompletion(root, e)
