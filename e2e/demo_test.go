@@ -60,8 +60,10 @@ func runDemo(t *testing.T) (string, string) {
 }
 
 // TestDemo checks the main job's key lines, in order: the bug reproduced,
-// probes in, the cause isolated by one query, the fix verified by the same
-// probes, every probe removed and proved gone, the session deleted.
+// probes in, the cause isolated by one query, the failing cycle captured and
+// the decisive event followed to its source, the fix verified by diffing the
+// same probes' second run against the capture, every probe removed and proved
+// gone, the session deleted.
 func TestDemo(t *testing.T) {
 	stdout, stderr := runDemo(t)
 	if stderr != "" {
@@ -80,13 +82,30 @@ func TestDemo(t *testing.T) {
 		`{"created":"1970-01-21T18:48:09.840000+00:00","id":"A-1012","month":"1970-01","seq":34}` + "\n",
 		"H3 confirmed (SEQ 34): order A-1012 falls in January 1970.",
 		"A-1012,1795689840,74.20,,EUR\n",
+		"--label before-fix --source-root ",
+		"\nLabel          before-fix\n",
+		"Events         52 events (every stored event of the cycle)",
+		"Source         3 of 3 locations looked at (±8 lines): 3 complete; no bound reached\n",
+		" --seq 34 --rel source\nFOLLOW SEQ 34 source · complete · capture c-",
+		"report.py lines 57–73 of 75 (event at line 65)\n",
+		`>65          agent_log("H3", "report.py:65", "order assigned to a month"`,
 		"+        if stamp < 10**11:",
 		"$ debug-mode reset --session ",
 		"Cycle        2 (sequence restarts at 1",
 		"2026-11 revenue: 1,280.34 USD\n",
 		"Events      54 events (H1 18, H2 18, H3 18)\n",
+		"$ debug-mode diff --session ",
+		"Whole comparison: every event of both sides was compared.\n",
+		"Groups (hypothesis, location, message): 3: 3 with changed data (13 values), 2 with another event count.\n",
+		"First divergence at event 34 in logs order (the same group, different data):\n" +
+			`  before  SEQ 34  H3  report.py:65  order assigned to a month  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
+			`  after   SEQ 34  H3  report.py:65  order assigned to a month  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
+		"changed  17      18     H1   report.py:44  amount converted to USD\n" +
+			"changed  17      18     H2   report.py:52  refund subtracted\n" +
+			"changed  18      18     H3   report.py:65  order assigned to a month\n",
+		`SEQ 37 {"amount":"86.40","currency":"USD","usd":"86.40"} → SEQ 36 {"amount":"74.20","currency":"EUR","usd":"80.14"}` + "\n",
+		"H3: 18 events on both sides and one changed value: SEQ 34, order A-1012, 1970-01 before, 2026-11 now.\n",
 		`[{"month":"2026-11","orders":18}]` + "\n",
-		`{"created":"2026-11-26T10:44:00+00:00","id":"A-1012","month":"2026-11","seq":34}` + "\n",
 		"REMOVE (dry run: nothing written) 5 regions",
 		"REMOVED 5 regions, 45 lines from 2 files",
 		"No agent log region or broken marker remains.\n",
@@ -106,7 +125,7 @@ func TestDemo(t *testing.T) {
 	}
 	// What is left in the code is the fix alone: no probe, no helper import.
 	final := stdout[strings.LastIndex(stdout, "What remains in the code is the fix alone:"):]
-	final = final[:strings.Index(final, "== 11.")]
+	final = final[:strings.Index(final, "== 12.")]
 	for _, bad := range []string{"agent_log", "region agent log", "agent_debug_log"} {
 		if strings.Contains(final, bad) {
 			t.Errorf("the final diff still mentions %q:\n%s", bad, final)

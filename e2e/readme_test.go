@@ -49,6 +49,7 @@ func readmeTranscripts(t *testing.T) []transcript {
 
 var (
 	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	captureRE  = regexp.MustCompile(`\bc-[0-9a-f]{12}\b`)
 	stateRE    = regexp.MustCompile(`\S*/sessions/<ID>/`)
 	portRE     = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	clockRE    = regexp.MustCompile(`\b\d\d:\d\d:\d\d\.\d\d\d\b`)
@@ -63,6 +64,7 @@ func normalise(line, home string) string {
 		line = strings.ReplaceAll(line, home, "/home/you")
 	}
 	line = uuidRE.ReplaceAllString(line, "<ID>")
+	line = captureRE.ReplaceAllString(line, "c-<CAPTURE>")
 	line = stateRE.ReplaceAllString(line, "<STATE>/sessions/<ID>/")
 	line = portRE.ReplaceAllString(line, "127.0.0.1:<PORT>")
 	line = clockRE.ReplaceAllString(line, "<TIME>")

@@ -128,24 +128,37 @@ say "H3 confirmed (SEQ $(seqs "$work/h3.txt")): order $missing falls in January 
 show grep "^$missing," orders.csv
 say "Ten digits: epoch seconds, read by parse_created as milliseconds. The fix goes there."
 
-step "8. Fix only what the evidence proves (the probes stay in for the verifying run)"
+step "8. Freeze the failing evidence before changing the code"
+say "The next reset throws this cycle away. A capture keeps it, with the source lines around each"
+say "probe as they are now, so the reproduction after the fix can be compared with it."
+show debug-mode capture --session "$id" --label before-fix --source-root "$work/project" | tee "$work/capture.txt"
+capture=$(grep -o -m1 'c-[0-9a-f]\{12\}' "$work/capture.txt")
+decisive=$(seqs "$work/h3.txt")
+say "A capture reads like live evidence. follow: the source behind the decisive event, SEQ $decisive, as captured:"
+show debug-mode follow --session "$id" --capture "$capture" --seq "$decisive" --rel source
+
+step "9. Fix only what the evidence proves (the probes stay in for the verifying run)"
 cp report.py "$work/before-fix.py"
 edit report.py \
   $'    if value.isdigit():\n        return datetime.fromtimestamp(int(value) / 1000, tz=timezone.utc)' \
   $'    if value.isdigit():\n        stamp = int(value)\n        if stamp < 10**11:  # older app versions send epoch seconds\n            stamp *= 1000\n        return datetime.fromtimestamp(stamp / 1000, tz=timezone.utc)'
 show diff -u --label report.py --label report.py "$work/before-fix.py" report.py || true
 
-step "9. Reset, reproduce again, and compare with before"
+step "10. Reset, reproduce again, and diff against the capture"
 show debug-mode reset --session "$id"
 show python3 report.py
 show debug-mode status --session "$id"
+say "diff: the capture against this cycle, group by group (hypothesis, location, message):"
+show debug-mode diff --session "$id" --from "$capture"
+say "H3: 18 events on both sides and one changed value: SEQ $decisive, order $missing, 1970-01 before, 2026-11 now."
+say "H1 and H2: one event more each (17 to 18): order $missing, now counted. diff pairs the k-th events"
+say "of a group, so the later events of those two groups shift by one and show as changed. The first"
+say "line of each is the new event: H1 after SEQ 36, 74.20 EUR = 80.14 USD, exactly the missing amount."
+say "One query confirms it directly: every order is in November now."
 show debug-mode query --session "$id" --hypothesis H3 --slurp 'group_by(.data.month) | map({month: .[0].data.month, orders: length})'
-show debug-mode query --session "$id" --hypothesis H3 "select(.data.id == \"$missing\") | {seq: .sequence, id: .data.id, created: .data.created, month: .data.month}"
-say "Before: H1 and H2 saw 17 orders, H3 saw 18, $missing fell in 1970-01, and the report said 1,200.20."
-say "After: every probe sees all 18 orders, all in 2026-11, and the report says 1,280.34, the ledger's"
-say "figure. The fix is proven by the same probes that found the cause."
+say "The report says 1,280.34 USD, the ledger's figure: the fix is proven by the same probes that found the cause."
 
-step "10. Remove every probe, and prove it"
+step "11. Remove every probe, and prove it"
 show debug-mode probes --remove
 show debug-mode probes --remove --yes
 say "The helper module is empty now; delete it."
@@ -154,7 +167,7 @@ show debug-mode probes --check
 say "What remains in the code is the fix alone:"
 show diff -u --label examples/python/report.py --label report.py "$repo/examples/python/report.py" report.py || true
 
-step "11. Clean up: delete the session and its evidence"
+step "12. Clean up: delete the session and its evidence"
 show debug-mode clean --session "$id"
 show debug-mode stop
 say "Done. The same loop works in any language: debug-mode template --help lists them."
