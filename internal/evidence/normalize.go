@@ -110,7 +110,7 @@ func normalize(line []byte, lim Limits, force bool) (Record, *Rejection) {
 }
 
 func reject(line []byte, reason string) *Rejection {
-	return &Rejection{Reason: reason, Excerpt: excerpt(line)}
+	return &Rejection{Reason: reason, Excerpt: Excerpt(line)}
 }
 
 const (
@@ -120,8 +120,9 @@ const (
 	excerptWindow = 4096
 )
 
-// excerpt returns the start of line as valid UTF-8 with secrets redacted.
-func excerpt(line []byte) string {
+// Excerpt returns the start of line as valid UTF-8 with secrets redacted;
+// diagnostics quote refused lines only through it.
+func Excerpt(line []byte) string {
 	w := line[:min(len(line), excerptWindow)]
 	s := strings.ToValidUTF8(string(w), "\uFFFD")
 	s, _ = RedactText(s)

@@ -171,7 +171,7 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 			rejected++
 			s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
 				Reason:  fmt.Sprintf("record longer than %d bytes; keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
-				Excerpt: excerpt(it.data)})
+				Excerpt: evidence.Excerpt(it.data)})
 			continue
 		}
 		rec, rej := &checked[i].rec, checked[i].rej
@@ -244,22 +244,6 @@ func (s *Session) flushDiags() error {
 	s.diagSz += int64(n)
 	s.diagBuf = s.diagBuf[:0]
 	return err
-}
-
-// excerpt is a short, valid-UTF-8, redacted prefix of a refused line.
-func excerpt(b []byte) string {
-	const limit = 200
-	if len(b) > limit {
-		b = b[:limit]
-	}
-	t := []rune{}
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		t = append(t, r)
-		b = b[n:]
-	}
-	out, _ := evidence.RedactText(string(t))
-	return out
 }
 
 func truncateRunes(s string, n int) string {

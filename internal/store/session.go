@@ -195,7 +195,7 @@ func (s *Session) repairTail(f *os.File, size *int64, what string) error {
 		s.addDiag(Diagnostic{Source: "store", Level: "warning",
 			Reason:   fmt.Sprintf("an incomplete record (%d bytes) at the end of the stored evidence was set aside after an interruption", len(tail)),
 			Position: "end of the stored evidence",
-			Excerpt:  excerpt(tail)}) // written by recover
+			Excerpt:  evidence.Excerpt(tail)}) // written by recover
 	}
 	return nil
 }
