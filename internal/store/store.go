@@ -44,7 +44,8 @@ type Store struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	unloaded map[string]int64 // spool size last seen for sessions not yet loaded
+	loading  map[string]chan struct{} // sessions being loaded; closed when done
+	unloaded map[string]int64         // spool size last seen for sessions not yet loaded
 }
 
 // Open returns a store over root. now is the clock; activity is called
@@ -56,7 +57,7 @@ func Open(root *safefs.Root, now func() time.Time, activity func()) (*Store, err
 	if activity == nil {
 		activity = func() {}
 	}
-	return &Store{root: root, now: now, activity: activity, sessions: map[string]*Session{}, unloaded: map[string]int64{}}, nil
+	return &Store{root: root, now: now, activity: activity, sessions: map[string]*Session{}, loading: map[string]chan struct{}{}, unloaded: map[string]int64{}}, nil
 }
 
 // ParseID validates a session id and returns its canonical form. Only
@@ -96,18 +97,37 @@ func (st *Store) Get(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Loading reads the whole evidence file: it happens outside the store
+	// lock, once per session, while other sessions carry on.
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if s, ok := st.sessions[id]; ok {
-		return s, nil
+	for {
+		if s, ok := st.sessions[id]; ok {
+			st.mu.Unlock()
+			return s, nil
+		}
+		wait, busy := st.loading[id]
+		if !busy {
+			break
+		}
+		st.mu.Unlock()
+		<-wait
+		st.mu.Lock()
 	}
+	done := make(chan struct{})
+	st.loading[id] = done
+	st.mu.Unlock()
+
 	s, err := loadSession(st, id)
-	if err != nil {
-		return nil, err
+
+	st.mu.Lock()
+	delete(st.loading, id)
+	if err == nil {
+		st.sessions[id] = s
+		delete(st.unloaded, id)
 	}
-	st.sessions[id] = s
-	delete(st.unloaded, id)
-	return s, nil
+	st.mu.Unlock()
+	close(done)
+	return s, err
 }
 
 // Summary is one row of the session list.
@@ -159,19 +179,31 @@ func (st *Store) Clean(id string) error {
 		return err
 	}
 	dir := statedir.SessionDir(id)
+	// Hold the store lock until the directory is gone, so no request can
+	// load the session again half-way through (it would keep writing into
+	// deleted files). A load in progress is waited for first.
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for {
+		wait, busy := st.loading[id]
+		if !busy {
+			break
+		}
+		st.mu.Unlock()
+		<-wait
+		st.mu.Lock()
+	}
 	if _, err := st.root.Stat(dir); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return ErrNotFound
 		}
 		return err
 	}
-	st.mu.Lock()
 	if s, ok := st.sessions[id]; ok {
 		s.close()
 		delete(st.sessions, id)
 	}
 	delete(st.unloaded, id)
-	st.mu.Unlock()
 	return st.root.RemoveAll(dir)
 }
 
