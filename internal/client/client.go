@@ -235,10 +235,22 @@ func (c *Client) stopRunning() {
 }
 
 // killHolder ends a service that holds the lock but does not answer.
+// Only a process that is a debug-mode service is killed: a stale discovery
+// file may name a pid the system has since given to something else.
 func (c *Client) killHolder() {
-	if d := c.readDiscovery(); d != nil && d.PID > 1 {
-		syscall.Kill(d.PID, syscall.SIGKILL)
+	d := c.readDiscovery()
+	if d == nil || d.PID <= 1 {
+		return
 	}
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(d.PID) + "/cmdline")
+	if err != nil {
+		return
+	}
+	args := strings.Split(string(cmdline), "\x00")
+	if len(args) < 2 || args[1] != ServiceCommand {
+		return
+	}
+	syscall.Kill(d.PID, syscall.SIGKILL)
 }
 
 // waitLockFree waits until no service holds the service lock.

@@ -114,6 +114,28 @@ func plural(n int64, one, many string) string {
 }
 
 // oneLine keeps a value on one table line.
+// Control characters from the program under debug (escape sequences
+// included) are shown escaped, never sent to the terminal.
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case isControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
+
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }

@@ -26,6 +26,7 @@ const (
 	MaxValueBytes = 64 << 10 // one value larger than this is replaced by a marker
 	MaxPageBytes  = 1 << 20  // a page stops before passing this many bytes
 	MaxSlurp      = 200_000  // events --slurp will load at once
+	MaxSlurpBytes = 32 << 20 // stored bytes --slurp will load at once
 	Timeout       = 20 * time.Second
 )
 
@@ -164,6 +165,7 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 
 	if spec.Slurp {
 		var events []any
+		loaded := 0
 		batches, stop := stream(ctx, it, 0, paths, nil, nil)
 		for b := range batches {
 			<-b.done
@@ -171,9 +173,12 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 				stop()
 				return Page{}, b.err
 			}
-			if len(events)+len(b.evs) > MaxSlurp {
+			for _, l := range b.sizes {
+				loaded += l
+			}
+			if len(events)+len(b.evs) > MaxSlurp || loaded > MaxSlurpBytes {
 				stop()
-				return Page{}, fmt.Errorf("%w: more than %d events match; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp", ErrBound, MaxSlurp)
+				return Page{}, fmt.Errorf("%w: more than %d events or %d MiB match; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp", ErrBound, MaxSlurp, MaxSlurpBytes>>20)
 			}
 			paths.merge(b.seen)
 			events = append(events, b.evs...)
@@ -398,8 +403,10 @@ func newPathCheck(prog string) *pathCheck {
 }
 
 // stripStrings blanks string literals so their text is not taken for paths.
+var stringLiteralRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
 func stripStrings(prog string) string {
-	return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).ReplaceAllString(prog, `""`)
+	return stringLiteralRE.ReplaceAllString(prog, `""`)
 }
 
 // observe marks in seen the paths ev has. Workers each fill their own

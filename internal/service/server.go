@@ -28,11 +28,12 @@ import (
 
 // Limits of the loopback server.
 const (
-	MaxBodyBytes      = 8 << 20
-	MaxHeaderBytes    = 16 << 10
-	MaxConnections    = 128
-	ReadHeaderTimeout = 5 * time.Second
-	DefaultIdle       = 30 * time.Minute
+	MaxBodyBytes        = 8 << 20
+	MaxHeaderBytes      = 16 << 10
+	MaxConnections      = 128
+	MaxConcurrentBodies = 4 // ingest bodies held in memory at once
+	ReadHeaderTimeout   = 5 * time.Second
+	DefaultIdle         = 30 * time.Minute
 )
 
 // Clock tells the time; tests inject a fake one to drive idle shutdown.
@@ -68,6 +69,7 @@ type Server struct {
 	stopOnce sync.Once
 	http     *http.Server
 	signer   *query.Signer
+	bodies   chan struct{} // ingest bodies being read or processed
 	muxOnce  sync.Once
 	mux      *http.ServeMux
 }
@@ -89,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{})}
+	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies)}
 	st, err := store.Open(cfg.Root, cfg.Clock.Now, s.touch)
 	if err != nil {
 		return nil, err
@@ -244,6 +246,10 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.touch()
+	// At most a few bodies are held at once, so 128 connections cannot make
+	// the service hold 128 × 8 MiB.
+	s.bodies <- struct{}{}
+	defer func() { <-s.bodies }()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
