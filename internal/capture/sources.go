@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 )
@@ -94,6 +95,13 @@ func (t *sourceTree) freeze(loc string) Source {
 	direct = filepath.Clean(direct)
 	rel, err := filepath.Rel(t.root, direct)
 	inside := err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	if real, err := filepath.EvalSymlinks(direct); err == nil && inside {
+		// A location is program data: a link inside the root must not pull
+		// in lines from outside it.
+		rootReal, rerr := filepath.EvalSymlinks(t.root)
+		r, err := filepath.Rel(rootReal, real)
+		inside = rerr == nil && err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+	}
 	if fi, err := os.Lstat(direct); err == nil && fi.Mode().IsRegular() {
 		if !inside {
 			s.State, s.Reason = Incomplete, fmt.Sprintf("%s is outside the source root %s; capture with --source-root covering it", path, t.root)
@@ -164,7 +172,14 @@ func (t *sourceTree) read(rel string) *fileText {
 	}
 	ft := &fileText{}
 	t.texts[rel] = ft
-	f, err := os.Open(filepath.Join(t.root, filepath.FromSlash(rel)))
+	// No links followed, and a FIFO planted in the tree cannot block us.
+	f, err := os.OpenFile(filepath.Join(t.root, filepath.FromSlash(rel)), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			f, err = nil, errors.New("not a regular file")
+		}
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
