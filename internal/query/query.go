@@ -185,13 +185,17 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 		}
 		stop()
 		p.Events, p.Matched = len(events), len(events)
-		skip := pos.Skip
-		done, err := out.run(ctx, code, events, vars, &skip)
-		if err != nil {
-			return Page{}, err
+		o := evaluate(ctx, code, events, vars, pos.Skip+limit)
+		if o.err != nil {
+			return Page{}, o.err
 		}
-		if !done {
-			p.Next = &Position{Skip: pos.Skip + out.taken}
+		p.Oversize += o.oversize
+		taken, full := out.take(o.values[min(pos.Skip, len(o.values)):])
+		if full || o.more {
+			if !full {
+				out.full("values")
+			}
+			p.Next = &Position{Skip: pos.Skip + taken}
 		}
 	} else {
 		// Workers decode and evaluate in parallel; here the values are
@@ -304,7 +308,6 @@ func (c *collector) take(vals [][]byte) (int, bool) {
 		}
 		c.bytes += len(b)
 		c.page.Values = append(c.page.Values, b)
-		c.taken++
 	}
 	return len(vals), false
 }
@@ -320,54 +323,8 @@ type collector struct {
 	page  *Page
 	limit int
 	bytes int
-	taken int // values emitted into the page (not counting skipped ones)
 }
 
-// run evaluates code on input, skipping the first *skip values (already
-// returned by an earlier page). It reports false when the page filled up
-// before the program finished with this input.
-func (c *collector) run(ctx context.Context, code *gojq.Code, input any, vars []any, skip *int) (bool, error) {
-	iter := code.RunWithContext(ctx, input, vars...)
-	for {
-		v, ok := iter.Next()
-		if !ok {
-			return true, nil
-		}
-		if err, isErr := v.(error); isErr {
-			var he *gojq.HaltError
-			if errors.As(err, &he) && he.Value() == nil {
-				return true, nil
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				return false, fmt.Errorf("%w: it ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", ErrProgram, Timeout)
-			}
-			return false, fmt.Errorf("%w: %v", ErrProgram, err)
-		}
-		if *skip > 0 {
-			*skip--
-			continue
-		}
-		if len(c.page.Values) >= c.limit {
-			c.page.StoppedBy = "values"
-			return false, nil
-		}
-		b, err := gojq.Marshal(v)
-		if err != nil {
-			return false, err
-		}
-		if len(b) > MaxValueBytes {
-			c.page.Oversize++
-			b = []byte(fmt.Sprintf(`{"omitted":"value of %d bytes exceeds the %d-byte bound; select a smaller part of it"}`, len(b), MaxValueBytes))
-		}
-		if c.bytes+len(b) > MaxPageBytes && len(c.page.Values) > 0 {
-			c.page.StoppedBy = "bytes"
-			return false, nil
-		}
-		c.bytes += len(b)
-		c.page.Values = append(c.page.Values, b)
-		c.taken++
-	}
-}
 
 // pathCheck notices programs that read event fields no event has — the
 // classic select that silently matches nothing.
