@@ -325,7 +325,6 @@ type collector struct {
 	bytes int
 }
 
-
 // pathCheck notices programs that read event fields no event has — the
 // classic select that silently matches nothing.
 type pathCheck struct {
