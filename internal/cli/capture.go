@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,27 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/capture"
-	"github.com/agentic-debug-mode/debug-mode/internal/client"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
-
-// captureErr turns the service's capture answers into their exit codes.
-func captureErr(err error) error {
-	var ce *client.Error
-	if !errors.As(err, &ce) {
-		return err
-	}
-	switch ce.Code {
-	case "capture_not_found":
-		return &exitError{code: ExitNotFound, kind: "not_found", msg: ce.Msg}
-	case "damaged":
-		return &exitError{code: ExitDamaged, kind: "damaged", msg: ce.Msg}
-	case "refused":
-		return &exitError{code: ExitRefused, kind: "refused", msg: ce.Msg}
-	}
-	return err
-}
 
 // captureID validates a capture id flag.
 func captureID(flag, v string) (string, error) {
@@ -119,7 +100,7 @@ func (o *captureOptions) run() error {
 	req.Sources, req.SourceScan = capture.FreezeSources(root, names, locs.Omitted == 0)
 	var out capture.Created
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/captures", req, &out); err != nil {
-		return captureErr(err)
+		return err
 	}
 	v := output.CaptureView{Created: out, SourceStates: map[string]int{},
 		Read:    commandLine("logs", "--session", id, "--capture", out.ID),

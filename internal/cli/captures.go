@@ -57,13 +57,13 @@ func (o *capturesOptions) run() error {
 	if cid != "" {
 		var d service.CaptureDetail
 		if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/captures/"+cid, nil, &d); err != nil {
-			return captureErr(err)
+			return err
 		}
 		return o.printer().Result("captures", d, func(w io.Writer) { output.CaptureDetail(w, d) })
 	}
 	var list service.CaptureList
 	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/captures", nil, &list); err != nil {
-		return captureErr(err)
+		return err
 	}
 	v := output.CapturesView{CaptureList: list,
 		Read:    commandLine("logs", "--session", id) + " --capture <ID>",

@@ -69,7 +69,7 @@ func (o *diffOptions) run() error {
 	}
 	var res capture.DiffResult
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{From: from, To: to}, &res); err != nil {
-		return captureErr(err)
+		return err
 	}
 	v := output.DiffView{DiffResult: res, Warnings: []string{}}
 	if res.After.Kind == "live" && res.After.Events == 0 {

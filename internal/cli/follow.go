@@ -89,7 +89,7 @@ func (o *followOptions) run() error {
 	var out capture.Followed
 	req := service.FollowRequest{Capture: cid, Seq: o.seq, Rel: o.rel}
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/follow", req, &out); err != nil {
-		return captureErr(err)
+		return err
 	}
 	v := output.FollowView{Followed: out}
 	if out.Page.Kind == "event" && len(out.Link.Targets) == 1 {

@@ -83,7 +83,7 @@ func (o *logsOptions) run() error {
 	var page store.Page
 	req := service.LogsRequest{Filter: f, Offset: o.offset, Limit: o.limit, Cycle: o.cycle, Capture: cid}
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/logs", req, &page); err != nil {
-		return captureErr(err)
+		return err
 	}
 	if cid != "" {
 		return o.captureResult(id, cid, page)

@@ -148,7 +148,7 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	var res service.QueryResult
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/query", req, &res); err != nil {
-		return captureErr(err)
+		return err
 	}
 	view := output.QueryView{QueryResult: res}
 	if res.NextCursor != "" {

@@ -143,6 +143,12 @@ func classify(err error) (int, string, string) {
 		return ExitUsage, "usage", ue.msg
 	case errors.As(err, &ce):
 		switch {
+		case ce.Code == "capture_not_found":
+			return ExitNotFound, "not_found", ce.Msg
+		case ce.Code == "damaged":
+			return ExitDamaged, "damaged", ce.Msg
+		case ce.Code == "refused":
+			return ExitRefused, "refused", ce.Msg
 		case ce.Status == http.StatusNotFound:
 			return ExitNotFound, "not_found", "no session with that id; list sessions with debug-mode sessions --all, or start one with debug-mode create"
 		case ce.Status == http.StatusBadRequest:
