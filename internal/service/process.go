@@ -186,14 +186,26 @@ func listen(preferred int) (net.Listener, error) {
 // openLog opens the service's own log in the state root, starting afresh
 // once it grows past 1 MiB.
 func openLog(root *safefs.Root) *log.Logger {
-	if fi, err := root.Stat(statedir.ServiceLog); err == nil && fi.Size() > 1<<20 {
-		root.Truncate(statedir.ServiceLog, 0)
-	}
 	f, err := root.OpenFile(statedir.ServiceLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return log.New(os.Stderr, "", 0)
 	}
-	return log.New(f, fmt.Sprintf("service[%d] ", os.Getpid()), log.LstdFlags|log.Lmicroseconds)
+	return log.New(&cappedLog{f: f}, fmt.Sprintf("service[%d] ", os.Getpid()), log.LstdFlags|log.Lmicroseconds)
+}
+
+// maxLogBytes bounds the service log; past it the log starts afresh.
+const maxLogBytes = 1 << 20
+
+// cappedLog keeps the service's own log bounded however long it runs.
+type cappedLog struct {
+	f *os.File
+}
+
+func (c *cappedLog) Write(p []byte) (int, error) {
+	if fi, err := c.f.Stat(); err == nil && fi.Size()+int64(len(p)) > maxLogBytes {
+		c.f.Truncate(0) // O_APPEND: the next write goes to the new end
+	}
+	return c.f.Write(p)
 }
 
 func randomToken() string {
