@@ -266,6 +266,9 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		writeIngest(w, http.StatusBadRequest, IngestResult{Error: err.Error()})
 	case errors.Is(err, store.ErrNotFound):
 		writeIngest(w, http.StatusNotFound, IngestResult{Error: "unknown session; create one with debug-mode create"})
+	case errors.Is(err, store.ErrDiagnosticsLost):
+		s.cfg.Log.Printf("ingest %s: %v", sess.ID(), err)
+		writeIngest(w, http.StatusOK, IngestResult{Accepted: acc, Rejected: rej, Error: "the records were stored, but the reasons for the rejected ones could not be"})
 	case err != nil:
 		s.cfg.Log.Printf("ingest %s: %v", sess.ID(), err)
 		writeIngest(w, http.StatusInternalServerError, IngestResult{Error: "evidence could not be stored; nothing from this request was accepted"})

@@ -18,6 +18,10 @@ const (
 	SourceStore = "store"
 )
 
+// ErrDiagnosticsLost means the records were stored but the diagnostics about
+// refused ones could not be written.
+var ErrDiagnosticsLost = errors.New("diagnostics could not be stored")
+
 // ErrEmptyBody means an HTTP ingest request carried no record at all.
 var ErrEmptyBody = errors.New("the request body holds no NDJSON record")
 
@@ -111,8 +115,8 @@ func (s *Session) DrainSpool() error {
 		if err := s.saveCheckpoint(); err != nil {
 			return err
 		}
-		if _, _, err := s.ingest(SourceFile, items, check(items)); err != nil {
-			return err
+		if _, _, err := s.ingest(SourceFile, items, check(items)); err != nil && !errors.Is(err, ErrDiagnosticsLost) {
+			return err // nothing stored: the batch is read again next time
 		}
 		s.ck.Spool, s.ck.Pending = next, nil
 		if err := s.saveCheckpoint(); err != nil {
@@ -196,9 +200,15 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 	s.lineBuf = buf[:0]
 	if len(buf) > 0 {
 		if _, err := s.events.Write(buf); err != nil {
-			// Put the file back as it was; nothing of this batch was accepted.
-			s.events.Truncate(s.eventsSz)
+			// Put the file back as it was; nothing of this batch was
+			// accepted, and the counters are rebuilt from what is on disk.
 			s.diagBuf = s.diagBuf[:0]
+			if terr := s.events.Truncate(s.eventsSz); terr != nil {
+				err = errors.Join(err, terr)
+			}
+			if rerr := s.rescan(); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
 			return 0, 0, fmt.Errorf("storing evidence: %w", err)
 		}
 		s.eventsSz += int64(len(buf))
@@ -206,7 +216,11 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 			s.count(c.off, c.hyp, c.ts, now, c.redacted)
 		}
 	}
-	return accepted, rejected, s.flushDiags()
+	if err := s.flushDiags(); err != nil {
+		// The events are stored; only reports about refused lines were lost.
+		return accepted, rejected, fmt.Errorf("%w: %v", ErrDiagnosticsLost, err)
+	}
+	return accepted, rejected, nil
 }
 
 func (s *Session) eventID(seq int64) string {
