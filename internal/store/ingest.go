@@ -18,6 +18,9 @@ const (
 	SourceStore = "store"
 )
 
+// redactedMark is in every stored line that had something redacted.
+var redactedMark = []byte("[REDACTED")
+
 // ErrDiagnosticsLost means the records were stored but the diagnostics about
 // refused ones could not be written.
 var ErrDiagnosticsLost = errors.New("diagnostics could not be stored")
@@ -194,7 +197,8 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 		seq++
 		off := s.eventsSz + int64(len(buf))
 		buf = evidence.AppendStored(buf, s.eventID(seq), seq, now, rec)
-		added = append(added, counted{off, rec.HypothesisID, rec.Timestamp, rec.Redactions > 0})
+		// The same test a restart uses when it recounts from the stored lines.
+		added = append(added, counted{off, rec.HypothesisID, rec.Timestamp, bytes.Contains(buf[off-s.eventsSz:], redactedMark)})
 		accepted++
 	}
 	s.lineBuf = buf[:0]

@@ -268,7 +268,7 @@ func (s *Session) rescan() error {
 		if !ok {
 			return
 		}
-		s.count(off, h.hypothesisID, h.timestamp, h.receivedAt, bytes.Contains(line, []byte(`[REDACTED`)))
+		s.count(off, h.hypothesisID, h.timestamp, h.receivedAt, bytes.Contains(line, redactedMark))
 	}); err != nil {
 		return err
 	}
