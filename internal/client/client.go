@@ -64,9 +64,6 @@ func New() (*Client, error) {
 	return c, nil
 }
 
-// Root is the opened state root.
-func (c *Client) Root() *safefs.Root { return c.root }
-
 // Close releases the state root.
 func (c *Client) Close() { c.root.Close() }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -69,8 +70,6 @@ func (s *Session) Snapshot(epoch int64) (*Snapshot, error) {
 	return &Snapshot{s: s, Epoch: s.meta.Epoch, N: v.n, size: s.eventsSz, indexView: v, file: s.events,
 		Rejected: s.stats.rejected, RedactedEvents: s.stats.redacted}, nil
 }
-
-func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
 // Check fails if the session was reset after the view was taken.
 func (v *Snapshot) Check() error {
@@ -265,7 +264,7 @@ func (v *Snapshot) Page(sessionID string, f Filter, offset, limit int) (Page, er
 		if err != nil {
 			return Page{}, err
 		}
-		p.Events = append(p.Events, json.RawMessage(slicesClone(line)))
+		p.Events = append(p.Events, json.RawMessage(slices.Clone(line)))
 	}
 	for i, n := range perHyp {
 		if n > 0 {
