@@ -96,15 +96,23 @@ func TestDemo(t *testing.T) {
 		"Events      54 events (H1 18, H2 18, H3 18)\n",
 		"$ debug-mode diff --session ",
 		"Whole comparison: every event of both sides was compared.\n",
-		"Groups (hypothesis, location, message): 3: 3 with changed data (13 values), 2 with another event count.\n",
+		// Aligned by data: the one real change, the two events the fix
+		// added, and nothing else.
+		"Groups (hypothesis, location, message): 3: 1 with changed data (1 value), 2 with another event count.\n" +
+			"Events, aligned by data within each group: 51 the same, 1 changed, 0 only before, 2 only after.\n",
 		"First divergence at event 34 in logs order (the same group, different data):\n" +
 			`  before  SEQ 34  H3  report.py:65  order assigned to a month  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
 			`  after   SEQ 34  H3  report.py:65  order assigned to a month  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
-		"changed  17      18     H1   report.py:44  amount converted to USD\n" +
-			"changed  17      18     H2   report.py:52  refund subtracted\n" +
-			"changed  18      18     H3   report.py:65  order assigned to a month\n",
-		`SEQ 37 {"amount":"86.40","currency":"USD","usd":"86.40"} → SEQ 36 {"amount":"74.20","currency":"EUR","usd":"80.14"}` + "\n",
+		"changed  18      18     H3   report.py:65  order assigned to a month\n" +
+			"count    17      18     H1   report.py:44  amount converted to USD\n" +
+			"count    17      18     H2   report.py:52  refund subtracted\n",
+		"\nChanged values (aligned events of a group whose data differ):\n" +
+			"  H3 report.py:65 order assigned to a month: .created .month  SEQ 34 ",
+		"\nEvents on one side only (removed or added within a group):\n" +
+			`  H1 report.py:44 amount converted to USD: only after  SEQ 36 {"amount":"74.20","currency":"EUR","usd":"80.14"}` + "\n" +
+			`  H2 report.py:52 refund subtracted: only after  SEQ 35 {"id":"A-1012","amount":"74.20","refund":"0","net":"74.20"}` + "\n",
 		"H3: 18 events on both sides and one changed value: SEQ 34, order A-1012, 1970-01 before, 2026-11 now.\n",
+		"H1's new event, SEQ 36, is 74.20 EUR = 80.14 USD: exactly the missing amount. Nothing else changed.\n",
 		`[{"month":"2026-11","orders":18}]` + "\n",
 		"REMOVE (dry run: nothing written) 5 regions",
 		"REMOVED 5 regions, 45 lines from 2 files",

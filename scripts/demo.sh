@@ -150,10 +150,10 @@ show python3 report.py
 show debug-mode status --session "$id"
 say "diff: the capture against this cycle, group by group (hypothesis, location, message):"
 show debug-mode diff --session "$id" --from "$capture"
+say "diff aligns each group's events by their data, as a line diff aligns lines, so it shows only what changed."
 say "H3: 18 events on both sides and one changed value: SEQ $decisive, order $missing, 1970-01 before, 2026-11 now."
-say "H1 and H2: one event more each (17 to 18): order $missing, now counted. diff pairs the k-th events"
-say "of a group, so the later events of those two groups shift by one and show as changed. The first"
-say "line of each is the new event: H1 after SEQ 36, 74.20 EUR = 80.14 USD, exactly the missing amount."
+say "H1 and H2: one event more each (17 to 18), every other event the same: order $missing, now counted."
+say "H1's new event, SEQ 36, is 74.20 EUR = 80.14 USD: exactly the missing amount. Nothing else changed."
 say "One query confirms it directly: every order is in November now."
 show debug-mode query --session "$id" --hypothesis H3 --slurp 'group_by(.data.month) | map({month: .[0].data.month, orders: length})'
 say "The report says 1,280.34 USD, the ledger's figure: the fix is proven by the same probes that found the cause."

@@ -19,6 +19,7 @@ import (
 var (
 	MaxDiffEvents = 1_000_000 // events read from each side, by sequence; the rest are not compared
 	MaxDiffGroups = 10_000    // distinct groups per side; events of further groups are not compared
+	MaxDiffEdits  = 2_000     // insertions and deletions aligned per group; past it the group is paired by position
 )
 
 const (
@@ -30,10 +31,17 @@ const (
 )
 
 // Group statuses.
+//
+// A group's events on the two sides are aligned by their data, as a line
+// diff aligns lines: equal events match, an event with no counterpart is
+// only before (removed) or only after (added), and where events were removed
+// and added at the same point of the alignment they pair up as changed
+// values.
 const (
 	GroupSame       = "same"        // the same number of events, the same data in the same order
-	GroupChanged    = "changed"     // some k-th event's data differs from the other side's k-th
-	GroupCount      = "count"       // the same data as far as both go, but a different number of events
+	GroupChanged    = "changed"     // some aligned pair of events has different data
+	GroupCount      = "count"       // no changed value, but events added or removed: another number of events
+	GroupEdited     = "edited"      // no changed value and the same number of events, but some added and as many removed elsewhere
 	GroupOnlyBefore = "only_before" // no event of this group after
 	GroupOnlyAfter  = "only_after"  // no event of this group before
 )
@@ -56,21 +64,25 @@ type Side struct {
 
 // Group is one (hypothesis, location, message) on both sides.
 type Group struct {
-	Hypothesis    string   `json:"hypothesis"`
-	Location      string   `json:"location"`
-	LocationAfter string   `json:"locationAfter,omitempty"` // set when the location moved (same file, another line)
-	Message       string   `json:"message"`
-	Status        string   `json:"status"`
-	Before        int64    `json:"before"`
-	After         int64    `json:"after"`
-	Changed       int64    `json:"changed"` // k-th events on both sides whose data differ
-	FirstBefore   int64    `json:"firstBeforeSeq,omitempty"`
-	FirstAfter    int64    `json:"firstAfterSeq,omitempty"`
-	Examples      []Change `json:"examples,omitempty"`
+	Hypothesis    string      `json:"hypothesis"`
+	Location      string      `json:"location"`
+	LocationAfter string      `json:"locationAfter,omitempty"` // set when the location moved (same file, another line)
+	Message       string      `json:"message"`
+	Status        string      `json:"status"`
+	Before        int64       `json:"before"`
+	After         int64       `json:"after"`
+	Changed       int64       `json:"changed"`          // aligned pairs of events whose data differ
+	OnlyBefore    int64       `json:"onlyBeforeEvents"` // events with no counterpart after (removed)
+	OnlyAfter     int64       `json:"onlyAfterEvents"`  // events with no counterpart before (added)
+	Approximate   bool        `json:"approximate"`      // more than MaxDiffEdits edits: paired by position, not aligned
+	FirstBefore   int64       `json:"firstBeforeSeq,omitempty"`
+	FirstAfter    int64       `json:"firstAfterSeq,omitempty"`
+	Examples      []Change    `json:"examples,omitempty"`  // the first few changed values
+	Unmatched     []Unmatched `json:"unmatched,omitempty"` // the first few events only before or only after, in a group on both sides
 }
 
-// Change is one data value that differs: the k-th event of a group on
-// each side.
+// Change is one data value that differs: an aligned pair of events of a
+// group, one on each side.
 type Change struct {
 	BeforeSeq int64           `json:"beforeSeq"`
 	AfterSeq  int64           `json:"afterSeq"`
@@ -78,6 +90,15 @@ type Change struct {
 	After     json.RawMessage `json:"after"`
 	Paths     []string        `json:"paths"` // the data paths that differ (the first few)
 	Cut       bool            `json:"cut,omitempty"`
+}
+
+// Unmatched is an event of a group on both sides that has no counterpart
+// on the other side: removed (before) or added (after).
+type Unmatched struct {
+	Side string          `json:"side"` // before or after
+	Seq  int64           `json:"seq"`
+	Data json.RawMessage `json:"data"`
+	Cut  bool            `json:"cut,omitempty"`
 }
 
 // EventBrief is an event as a comparison cites it.
@@ -92,12 +113,12 @@ type EventBrief struct {
 // Divergence is the first place, in logs order, where the two runs differ.
 type Divergence struct {
 	Position int64       `json:"position"` // 1-based, in logs order, on both sides
-	Reason   string      `json:"reason"`   // group, data, before_ended, after_ended
+	Reason   string      `json:"reason"`   // group, data, only_before, only_after, before_ended, after_ended
 	Before   *EventBrief `json:"before,omitempty"`
 	After    *EventBrief `json:"after,omitempty"`
 }
 
-// DiffCounts sum up the groups.
+// DiffCounts sum up the groups and their events.
 type DiffCounts struct {
 	Groups       int   `json:"groups"`
 	InBoth       int   `json:"inBoth"`
@@ -107,7 +128,14 @@ type DiffCounts struct {
 	Same         int   `json:"same"`
 	DataChanged  int   `json:"dataChanged"`  // groups with a changed data value
 	CountChanged int   `json:"countChanged"` // groups in both whose event counts differ
+	Edited       int   `json:"edited"`       // groups with status edited
+	Approximate  int   `json:"approximate"`  // groups paired by position, past MaxDiffEdits
 	ChangedPairs int64 `json:"changedValues"`
+	// Events compared, each counted once: before = sameEvents + changedValues
+	// + onlyBeforeEvents, after = sameEvents + changedValues + onlyAfterEvents.
+	SameEvents       int64 `json:"sameEvents"`
+	OnlyBeforeEvents int64 `json:"onlyBeforeEvents"` // in groups on both sides or before only
+	OnlyAfterEvents  int64 `json:"onlyAfterEvents"`
 }
 
 // DiffResult compares two evidence sets.
@@ -115,7 +143,7 @@ type DiffResult struct {
 	SessionID       string      `json:"sessionId"`
 	Before          Side        `json:"before"`
 	After           Side        `json:"after"`
-	Complete        bool        `json:"complete"`  // every event of both sides took part
+	Complete        bool        `json:"complete"`  // every event of both sides took part, and every group was aligned, not approximated
 	Identical       bool        `json:"identical"` // complete, and no group, count or value differs
 	Counts          DiffCounts  `json:"counts"`
 	FirstDivergence *Divergence `json:"firstDivergence"`
@@ -283,8 +311,8 @@ type pair struct {
 	moved bool
 }
 
-// compare pairs the groups of both sides, aligns each group's events by
-// their order within it, and finds the first divergence.
+// compare pairs the groups of both sides, aligns each pair's events by
+// their data, and finds the first divergence.
 func compare(a, b *set) (DiffResult, error) {
 	r := DiffResult{Before: a.side, After: b.side, Groups: []Group{}}
 	r.Complete = !a.side.Truncated && !a.side.GroupsBound && !b.side.Truncated && !b.side.GroupsBound
@@ -345,11 +373,22 @@ func compare(a, b *set) (DiffResult, error) {
 	}
 
 	ma, mb := a.members(), b.members()
+	// partA[i] is the sequence-1 after that event i before is aligned
+	// with, or -1; partB the other way round.
+	partA, partB := fill(len(a.grp), -1), fill(len(b.grp), -1)
 	type example struct {
 		group      int
 		seqA, seqB int64
 	}
+	type single struct {
+		group int
+		side  string
+		seq   int64
+	}
 	var examples []example
+	var singles []single
+	var al aligner
+	var ha, hb []uint64
 	for _, p := range pairs {
 		pa, pb := ma.of(uint32(p.a)), mb.of(uint32(p.b))
 		g := newGroup(a.keys[p.a])
@@ -359,31 +398,88 @@ func compare(a, b *set) (DiffResult, error) {
 		}
 		g.Before, g.After = int64(len(pa)), int64(len(pb))
 		g.FirstBefore, g.FirstAfter = int64(pa[0])+1, int64(pb[0])+1
-		shown := 0
-		for k := 0; k < min(len(pa), len(pb)); k++ {
-			if a.dh[pa[k]] == b.dh[pb[k]] {
-				continue
+
+		// Align the two sequences by data; what is left between two
+		// aligned events was removed and added at that point: the first
+		// ones of each side pair up as changed values, the rest are only
+		// before or only after. A group past the edit bound aligns only its
+		// common start and end, and pairs its middle by position.
+		ha, hb = ha[:0], hb[:0]
+		for _, i := range pa {
+			ha = append(ha, a.dh[i])
+		}
+		for _, j := range pb {
+			hb = append(hb, b.dh[j])
+		}
+		g.Approximate = !al.align(ha, hb, MaxDiffEdits, func(i, j int) {
+			partA[pa[i]], partB[pb[j]] = pb[j], pa[i]
+		})
+		shown, shownSingle := 0, 0
+		for i, j := 0, 0; i < len(pa) || j < len(pb); {
+			i0, j0 := i, j
+			for i < len(pa) && partA[pa[i]] < 0 {
+				i++
 			}
-			g.Changed++
-			if shown < maxExamplesPerGroup && len(examples) < maxExamples {
-				examples = append(examples, example{len(r.Groups), int64(pa[k]) + 1, int64(pb[k]) + 1})
-				shown++
+			for j < len(pb) && partB[pb[j]] < 0 {
+				j++
+			}
+			for k := 0; k < i-i0 || k < j-j0; k++ {
+				switch {
+				case k < i-i0 && k < j-j0:
+					x, y := pa[i0+k], pb[j0+k]
+					partA[x], partB[y] = y, x
+					if a.dh[x] == b.dh[y] { // only by position, past the edit bound
+						r.Counts.SameEvents++
+						continue
+					}
+					g.Changed++
+					if shown < maxExamplesPerGroup && len(examples) < maxExamples {
+						examples = append(examples, example{len(r.Groups), int64(x) + 1, int64(y) + 1})
+						shown++
+					}
+				case k < i-i0:
+					g.OnlyBefore++
+					if shownSingle < maxExamplesPerGroup && len(singles) < maxExamples {
+						singles = append(singles, single{len(r.Groups), "before", int64(pa[i0+k]) + 1})
+						shownSingle++
+					}
+				default:
+					g.OnlyAfter++
+					if shownSingle < maxExamplesPerGroup && len(singles) < maxExamples {
+						singles = append(singles, single{len(r.Groups), "after", int64(pb[j0+k]) + 1})
+						shownSingle++
+					}
+				}
+			}
+			if i < len(pa) && j < len(pb) { // aligned, the same data
+				i++
+				j++
+				r.Counts.SameEvents++
 			}
 		}
 		r.Counts.InBoth++
 		r.Counts.ChangedPairs += g.Changed
+		r.Counts.OnlyBeforeEvents += g.OnlyBefore
+		r.Counts.OnlyAfterEvents += g.OnlyAfter
 		switch {
 		case g.Changed > 0:
 			g.Status = GroupChanged
 			r.Counts.DataChanged++
 		case g.Before != g.After:
 			g.Status = GroupCount
+		case g.OnlyBefore > 0:
+			g.Status = GroupEdited
+			r.Counts.Edited++
 		default:
 			g.Status = GroupSame
 			r.Counts.Same++
 		}
 		if g.Before != g.After {
 			r.Counts.CountChanged++
+		}
+		if g.Approximate {
+			r.Counts.Approximate++
+			r.Complete = false
 		}
 		r.Groups = append(r.Groups, g)
 	}
@@ -392,8 +488,10 @@ func compare(a, b *set) (DiffResult, error) {
 			g := newGroup(k)
 			pa := ma.of(uint32(ga))
 			g.Status, g.Before, g.FirstBefore = GroupOnlyBefore, int64(len(pa)), int64(pa[0])+1
+			g.OnlyBefore = g.Before
 			r.Groups = append(r.Groups, g)
 			r.Counts.OnlyBefore++
+			r.Counts.OnlyBeforeEvents += g.Before
 		}
 	}
 	for gb, k := range b.keys {
@@ -401,51 +499,73 @@ func compare(a, b *set) (DiffResult, error) {
 			g := newGroup(k)
 			pb := mb.of(uint32(gb))
 			g.Status, g.After, g.FirstAfter = GroupOnlyAfter, int64(len(pb)), int64(pb[0])+1
+			g.OnlyAfter = g.After
 			r.Groups = append(r.Groups, g)
 			r.Counts.OnlyAfter++
+			r.Counts.OnlyAfterEvents += g.After
 		}
 	}
 	r.Counts.Groups = len(r.Groups)
 
+	// Events on one side only: read their data.
+	for _, sg := range singles {
+		s := a
+		if sg.side == "after" {
+			s = b
+		}
+		data, err := rawData(s, sg.seq)
+		if err != nil {
+			return r, err
+		}
+		u := Unmatched{Side: sg.side, Seq: sg.seq}
+		u.Data, u.Cut = clip(data)
+		r.Groups[sg.group].Unmatched = append(r.Groups[sg.group].Unmatched, u)
+	}
+
 	// Examples: read both data values and name the paths that differ.
 	for _, ex := range examples {
-		ca, err := brief(a, ex.seqA)
+		da, err := rawData(a, ex.seqA)
 		if err != nil {
 			return r, err
 		}
-		cb, err := brief(b, ex.seqB)
+		db, err := rawData(b, ex.seqB)
 		if err != nil {
 			return r, err
 		}
-		ch := Change{BeforeSeq: ex.seqA, AfterSeq: ex.seqB, Paths: dataPaths(ca.Data, cb.Data)}
-		ch.Before, ch.Cut = clip(ca.Data)
+		ch := Change{BeforeSeq: ex.seqA, AfterSeq: ex.seqB, Paths: dataPaths(da, db)}
+		ch.Before, ch.Cut = clip(da)
 		var cutB bool
-		ch.After, cutB = clip(cb.Data)
+		ch.After, cutB = clip(db)
 		ch.Cut = ch.Cut || cutB
 		r.Groups[ex.group].Examples = append(r.Groups[ex.group].Examples, ch)
 	}
 
-	// The first divergence, walking both logs orders together.
-	pairOf := func(s *set, pairs []int32, i int32) int32 {
-		if g := s.grp[i]; g != noGroup {
-			return pairs[g]
-		}
-		return -1
-	}
+	// The first divergence, walking both logs orders together: the first
+	// position where the two events are not aligned with each other, or
+	// are, with different data. Before it, both runs are the same events in
+	// the same order.
 	n := min(len(a.order), len(b.order))
 	for k := 0; k < n && r.FirstDivergence == nil; k++ {
 		i, j := a.order[k], b.order[k]
-		pa, pb := pairOf(a, pairA, i), pairOf(b, pairB, j)
 		reason := ""
 		switch {
 		case a.grp[i] == noGroup && b.grp[j] == noGroup:
 			continue // past the group bound on both sides: not compared (the result says it is partial)
-		case pa < 0 || pb < 0 || pa != pb:
+		case a.grp[i] == noGroup || b.grp[j] == noGroup:
 			reason = "group"
-		case a.dh[i] != b.dh[j]:
+		case partA[i] == j:
+			if a.dh[i] == b.dh[j] {
+				continue
+			}
 			reason = "data"
+		case partA[i] < 0 && partB[j] < 0 && (pairA[a.grp[i]] < 0 || pairA[a.grp[i]] != pairB[b.grp[j]]):
+			reason = "group" // each on one side only, in different groups
+		case partA[i] < 0:
+			reason = "only_before"
+		case partB[j] < 0:
+			reason = "only_after"
 		default:
-			continue
+			reason = "group" // both aligned, with other events: the groups interleave differently
 		}
 		d := &Divergence{Position: int64(k) + 1, Reason: reason}
 		var err error
@@ -475,13 +595,13 @@ func compare(a, b *set) (DiffResult, error) {
 	r.Identical = r.Complete && r.FirstDivergence == nil && r.Counts.Same == r.Counts.Groups &&
 		a.side.Events == b.side.Events
 
-	rank := map[string]int{GroupChanged: 0, GroupCount: 1, GroupOnlyBefore: 2, GroupOnlyAfter: 3, GroupSame: 4}
+	rank := map[string]int{GroupChanged: 0, GroupCount: 1, GroupEdited: 2, GroupOnlyBefore: 3, GroupOnlyAfter: 4, GroupSame: 5}
 	sort.SliceStable(r.Groups, func(i, j int) bool {
 		x, y := r.Groups[i], r.Groups[j]
 		if rank[x.Status] != rank[y.Status] {
 			return rank[x.Status] < rank[y.Status]
 		}
-		dx, dy := x.Changed+abs(x.After-x.Before), y.Changed+abs(y.After-y.Before)
+		dx, dy := x.Changed+x.OnlyBefore+x.OnlyAfter, y.Changed+y.OnlyBefore+y.OnlyAfter
 		if dx != dy {
 			return dx > dy
 		}
@@ -505,13 +625,6 @@ func fill(n int, v int32) []int32 {
 	return s
 }
 
-func abs(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
 func newGroup(key string) Group {
 	hyp, rest, _ := strings.Cut(key, "\x00")
 	loc, msg, _ := strings.Cut(rest, "\x00")
@@ -530,6 +643,19 @@ func brief(s *set, seq int64) (*EventBrief, error) {
 	}
 	data, _ := clip(e.data)
 	return &EventBrief{Seq: seq, Hypothesis: unescape(e.hyp), Location: unescape(e.loc), Message: unescape(e.msg), Data: data}, nil
+}
+
+// rawData reads the data value of an event of a set, whole.
+func rawData(s *set, seq int64) ([]byte, error) {
+	line, err := s.line(seq)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := parseEvent(line)
+	if !ok {
+		return nil, fmt.Errorf("stored event SEQ %d is unreadable", seq)
+	}
+	return e.data, nil
 }
 
 // clip keeps a data value whole up to maxExampleBytes; a longer one becomes

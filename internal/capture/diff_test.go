@@ -134,6 +134,7 @@ func TestDiffDisjoint(t *testing.T) {
 	e.reset()
 	e.run("H9|other.py:1|else|1", "H9|other.py:1|else|2")
 	r := e.diff(a, "")
+	checkSums(t, r)
 	if r.Identical || r.Counts.InBoth != 0 || r.Counts.OnlyBefore != 4 || r.Counts.OnlyAfter != 1 {
 		t.Fatalf("disjoint: %+v", r.Counts)
 	}
@@ -166,6 +167,7 @@ func TestDiffPartlyChanged(t *testing.T) {
 		"H4|src/pay.py:50|receipt|{\"ok\":true}",
 	)
 	r := e.diff(a, "")
+	checkSums(t, r)
 	if r.Identical || !r.Complete {
 		t.Fatalf("changed: %+v", r)
 	}
@@ -232,5 +234,149 @@ func TestDiffBounds(t *testing.T) {
 	r = e.diff(a, "")
 	if r.Complete || r.Identical || !r.Before.GroupsBound || r.Before.Ungrouped != 3 || r.Counts.Groups != 2 || r.FirstDivergence != nil {
 		t.Fatalf("group bound: %+v", r)
+	}
+}
+
+// loop is a probe in a loop: one event per item, then one at the end.
+func loop(items ...string) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, "H1|src/cart.py:20|item|{\"item\":"+it+"}")
+	}
+	return append(out, "H2|src/cart.py:30|done|null")
+}
+
+// checkSums: every compared event is counted once, on each side.
+func checkSums(t *testing.T, r DiffResult) {
+	t.Helper()
+	c := r.Counts
+	if c.SameEvents+c.ChangedPairs+c.OnlyBeforeEvents != r.Before.Compared-r.Before.Ungrouped ||
+		c.SameEvents+c.ChangedPairs+c.OnlyAfterEvents != r.After.Compared-r.After.Ungrouped {
+		t.Fatalf("event counts do not add up: %+v, before %+v, after %+v", c, r.Before, r.After)
+	}
+}
+
+// One event added early in a group is one event only after, not a shift
+// that makes every later event a changed value.
+func TestDiffInsertedEvent(t *testing.T) {
+	e := newEnv(t)
+	e.run(loop("1", "2", "3", "4", "5", "6")...)
+	a := e.capture("").ID
+	e.reset()
+	e.run(loop("1", "9", "2", "3", "4", "5", "6")...)
+	r := e.diff(a, "")
+	checkSums(t, r)
+	c := r.Counts
+	if !r.Complete || r.Identical || c.ChangedPairs != 0 || c.DataChanged != 0 || c.OnlyAfterEvents != 1 || c.OnlyBeforeEvents != 0 || c.SameEvents != 7 || c.Approximate != 0 {
+		t.Fatalf("counts: %+v", c)
+	}
+	g := groupOf(r, "H1", "src/cart.py:20", "item")
+	if g == nil || g.Status != GroupCount || g.Changed != 0 || g.OnlyAfter != 1 || g.OnlyBefore != 0 || g.Approximate || len(g.Examples) != 0 ||
+		len(g.Unmatched) != 1 || jsonOf(t, g.Unmatched[0]) != `{"side":"after","seq":2,"data":{"item":9}}` {
+		t.Fatalf("group: %+v", g)
+	}
+	d := r.FirstDivergence
+	if d == nil || d.Position != 2 || d.Reason != "only_after" || d.Before.Seq != 2 || d.After.Seq != 2 || string(d.After.Data) != `{"item":9}` {
+		t.Fatalf("divergence: %+v", d)
+	}
+	// And the other way round: one event only before.
+	b := e.capture("").ID
+	r = e.diff(b, a)
+	checkSums(t, r)
+	if g := groupOf(r, "H1", "src/cart.py:20", "item"); g == nil || g.Changed != 0 || g.OnlyBefore != 1 || g.OnlyAfter != 0 ||
+		len(g.Unmatched) != 1 || g.Unmatched[0].Side != "before" || g.Unmatched[0].Seq != 2 {
+		t.Fatalf("removed: %+v", g)
+	}
+	if d := r.FirstDivergence; d == nil || d.Position != 2 || d.Reason != "only_before" {
+		t.Fatalf("divergence: %+v", d)
+	}
+}
+
+// One value replaced is one changed value, the events around it the same.
+func TestDiffSubstitutedValue(t *testing.T) {
+	e := newEnv(t)
+	e.run(loop("1", "2", "3", "4", "5", "6")...)
+	a := e.capture("").ID
+	e.reset()
+	e.run(loop("1", "2", "3", "-4", "5", "6")...)
+	r := e.diff(a, "")
+	checkSums(t, r)
+	c := r.Counts
+	if !r.Complete || c.ChangedPairs != 1 || c.OnlyAfterEvents != 0 || c.OnlyBeforeEvents != 0 || c.SameEvents != 6 {
+		t.Fatalf("counts: %+v", c)
+	}
+	g := groupOf(r, "H1", "src/cart.py:20", "item")
+	if g == nil || g.Status != GroupChanged || g.Changed != 1 || len(g.Examples) != 1 || len(g.Unmatched) != 0 ||
+		jsonOf(t, g.Examples[0]) != `{"beforeSeq":4,"afterSeq":4,"before":{"item":4},"after":{"item":-4},"paths":[".item"]}` {
+		t.Fatalf("group: %+v", g)
+	}
+	if d := r.FirstDivergence; d == nil || d.Position != 4 || d.Reason != "data" {
+		t.Fatalf("divergence: %+v", d)
+	}
+}
+
+// Removed in one place and added in another, as many each: the group is
+// edited, not changed, and no value is called changed.
+func TestDiffEditedGroup(t *testing.T) {
+	e := newEnv(t)
+	e.run(loop("1", "2", "3", "4")...)
+	a := e.capture("").ID
+	e.reset()
+	e.run(loop("2", "3", "4", "1")...)
+	r := e.diff(a, "")
+	checkSums(t, r)
+	g := groupOf(r, "H1", "src/cart.py:20", "item")
+	if g == nil || g.Status != GroupEdited || g.Changed != 0 || g.OnlyBefore != 1 || g.OnlyAfter != 1 || r.Counts.Edited != 1 || r.Identical {
+		t.Fatalf("group: %+v", g)
+	}
+	if r.Groups[0].Status != GroupEdited {
+		t.Fatalf("an edited group is a differing one: %+v", r.Groups)
+	}
+}
+
+// Past the edit bound a group is paired by position between its common
+// start and end, and says so: the comparison is not whole.
+func TestDiffApproximateGroup(t *testing.T) {
+	defer func(n int) { MaxDiffEdits = n }(MaxDiffEdits)
+	e := newEnv(t)
+	e.run(loop("0", "1", "2", "3", "4", "5", "9")...)
+	a := e.capture("").ID
+	e.reset()
+	e.run(loop("0", "-1", "1", "-2", "2", "-3", "3", "-4", "4", "5", "9")...)
+	MaxDiffEdits = 4 // the alignment needs 4 insertions
+	r := e.diff(a, "")
+	checkSums(t, r)
+	if g := groupOf(r, "H1", "src/cart.py:20", "item"); !r.Complete || g.Approximate || g.Changed != 0 || g.OnlyAfter != 4 || r.Counts.Approximate != 0 {
+		t.Fatalf("within the bound: %+v %+v", r.Counts, g)
+	}
+	MaxDiffEdits = 3
+	r = e.diff(a, "")
+	checkSums(t, r)
+	g := groupOf(r, "H1", "src/cart.py:20", "item")
+	// 0 and 4 5 9 are the common start and end; 1 2 3 pair with -1 1 -2
+	// by position, and 2 -3 3 -4 are left over.
+	if r.Complete || r.Identical || r.Counts.Approximate != 1 || g == nil || !g.Approximate || g.Changed != 3 || g.OnlyAfter != 4 || g.OnlyBefore != 0 {
+		t.Fatalf("past the bound: %+v %+v", r.Counts, g)
+	}
+	if g := groupOf(r, "H2", "src/cart.py:30", "done"); g.Approximate || g.Status != GroupSame {
+		t.Fatalf("other groups are aligned: %+v", g)
+	}
+}
+
+// The same events per group, interleaved in another order: every group is
+// the same, but the runs diverge where the order does.
+func TestDiffInterleaving(t *testing.T) {
+	e := newEnv(t)
+	e.run("H1|a.py:1|x|1", "H2|a.py:2|y|2", "H1|a.py:1|x|3")
+	a := e.capture("").ID
+	e.reset()
+	e.run("H1|a.py:1|x|1", "H1|a.py:1|x|3", "H2|a.py:2|y|2")
+	r := e.diff(a, "")
+	checkSums(t, r)
+	if r.Identical || r.Counts.Same != 2 || r.Counts.SameEvents != 3 {
+		t.Fatalf("interleaving: %+v", r.Counts)
+	}
+	if d := r.FirstDivergence; d == nil || d.Position != 2 || d.Reason != "group" || d.Before.Seq != 2 || d.After.Seq != 2 {
+		t.Fatalf("divergence: %+v", d)
 	}
 }

@@ -25,18 +25,25 @@ func newDiffCmd(e *env) *cobra.Command {
 		Long: `Compare two evidence sets: the capture --from (before the fix) with the
 capture --to, or with the session's live cycle when --to is left out.
 
-Events are grouped by hypothesis label, location and message. For each group:
-the count on each side, and whether its data changed, found by comparing the
-k-th event of the group on each side (examples cite SEQ on both sides and the
-data paths that differ). Groups on one side only are listed; a group whose
-location moved to another line of the same file (code added above a probe) is
-paired with its counterpart and marked moved. The first divergence is the
-first event, in logs order, whose group or data differs, with both SEQs.
+Events are grouped by hypothesis label, location and message. Within a group,
+the events of the two sides are aligned by their data, as a line diff aligns
+lines (key order in objects does not matter): equal events match; an event
+with no counterpart is only before (removed) or only after (added), cited by
+SEQ; where events were removed and added at the same point, they pair up as
+changed values (cited by SEQ on both sides, with the data paths that differ).
+So one event added early in a group is one event only after, not a shift of
+every later one. Groups on one side only are listed; a group whose location
+moved to another line of the same file (code added above a probe) is paired
+with its counterpart and marked moved. The first divergence is the first
+position, in logs order, where the two runs stop being the same aligned
+events, with both SEQs.
 
-A comparison reads at most 1,000,000 events and 10,000 groups per side; it
-says when a side was truncated or hit a bound, so a partial comparison is
-never mistaken for a whole one. Pretty output lists the differing groups;
---json lists every group (up to 500).`,
+A comparison reads at most 1,000,000 events and 10,000 groups per side, and
+aligns at most 2,000 insertions and deletions per group; past that, the
+group's events are paired by position and it is marked approximate. It says
+when a side was truncated, a bound was hit or a group is approximate, so a
+partial comparison is never mistaken for a whole one. Pretty output lists
+the differing groups; --json lists every group (up to 500).`,
 		Example: `  debug-mode diff --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --from c-3f2a9b1c0d4e
   debug-mode diff --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --from c-3f2a9b1c0d4e --to c-9d8e7f6a5b4c`,
 		Args: cobra.NoArgs,

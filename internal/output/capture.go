@@ -296,13 +296,17 @@ func Diff(w io.Writer, v DiffView) {
 		add(c.Same, "same")
 		add(c.DataChanged, "with changed data ("+plural(c.ChangedPairs, "value", "values")+")")
 		add(c.CountChanged, "with another event count")
+		add(c.Edited, "with events added and removed")
 		add(c.OnlyBefore, "only before")
 		add(c.OnlyAfter, "only after")
 		add(c.Moved, "moved to another line")
 		fmt.Fprintf(w, "Groups (hypothesis, location, message): %d: %s.\n", c.Groups, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "Events, aligned by data within each group: %d the same, %d changed, %d only before, %d only after.\n",
+			c.SameEvents, c.ChangedPairs, c.OnlyBeforeEvents, c.OnlyAfterEvents)
 	}
 	if d := v.FirstDivergence; d != nil {
 		what := map[string]string{"group": "a different group", "data": "the same group, different data",
+			"only_before": "an event before with no counterpart after", "only_after": "an event after with no counterpart before",
 			"before_ended": "before has no more events", "after_ended": "after has no more events"}[d.Reason]
 		fmt.Fprintf(w, "First divergence at event %d in logs order (%s):\n", d.Position, what)
 		t := table(w)
@@ -336,7 +340,11 @@ func Diff(w io.Writer, v DiffView) {
 			if g.LocationAfter != "" {
 				loc += " → " + g.LocationAfter
 			}
-			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s\n", g.Status, g.Before, g.After, oneLine(g.Hypothesis), oneLine(loc), oneLine(g.Message))
+			note := ""
+			if g.Approximate {
+				note = fmt.Sprintf("  (approximate: more than %d edits, paired by position)", capture.MaxDiffEdits)
+			}
+			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s%s\n", g.Status, g.Before, g.After, oneLine(g.Hypothesis), oneLine(loc), oneLine(g.Message), note)
 		}
 		t.Flush()
 		examples := 0
@@ -346,7 +354,7 @@ func Diff(w io.Writer, v DiffView) {
 			}
 			for _, ex := range g.Examples {
 				if examples == 0 {
-					fmt.Fprintln(w, "\nChanged values (k-th event of a group on each side):")
+					fmt.Fprintln(w, "\nChanged values (aligned events of a group whose data differ):")
 				}
 				if examples == 8 {
 					break
@@ -354,6 +362,23 @@ func Diff(w io.Writer, v DiffView) {
 				examples++
 				fmt.Fprintf(w, "  %s %s %s: %s  SEQ %d %s → SEQ %d %s\n", oneLine(g.Hypothesis), oneLine(g.Location), oneLine(g.Message),
 					strings.Join(ex.Paths, " "), ex.BeforeSeq, clipText(string(ex.Before), 60), ex.AfterSeq, clipText(string(ex.After), 60))
+			}
+		}
+		singles := 0
+		for i, g := range shown {
+			if i == maxPrettyGroups {
+				break
+			}
+			for _, u := range g.Unmatched {
+				if singles == 0 {
+					fmt.Fprintln(w, "\nEvents on one side only (removed or added within a group):")
+				}
+				if singles == 8 {
+					break
+				}
+				singles++
+				fmt.Fprintf(w, "  %s %s %s: only %s  SEQ %d %s\n", oneLine(g.Hypothesis), oneLine(g.Location), oneLine(g.Message),
+					u.Side, u.Seq, clipText(string(u.Data), 100))
 			}
 		}
 		if more := len(shown) - maxPrettyGroups + v.GroupsOmitted; more > 0 {
@@ -396,6 +421,14 @@ func partial(r capture.DiffResult) []string {
 		if s.side.GroupsBound {
 			out = append(out, fmt.Sprintf("%s: %d events of groups past the %d-group bound were not compared", s.name, s.side.Ungrouped, capture.MaxDiffGroups))
 		}
+	}
+	if n := r.Counts.Approximate; n > 0 {
+		was, its := "were", "their"
+		if n == 1 {
+			was, its = "was", "its"
+		}
+		out = append(out, fmt.Sprintf("%s needed more than %d edits to align and %s paired by position instead (marked approximate): %s changed values and events on one side only are approximate",
+			plural(int64(n), "group", "groups"), capture.MaxDiffEdits, was, its))
 	}
 	return out
 }
