@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Redaction is defence in depth: probes are told not to send secrets, but
@@ -185,6 +186,7 @@ type valueRule struct {
 	needles []string // case-sensitive literals one of which every match contains
 	fold    string   // or an ASCII case-insensitive literal every match contains
 	match   []string // or literals every match contains that are too common to be prefilter needles
+	pattern string   // compiled on first use: most CLI runs never redact
 	re      *regexp.Regexp
 	// secret picks the part of a match to replace from its submatch indexes;
 	// ok=false leaves the match alone.
@@ -197,40 +199,40 @@ type valueRule struct {
 // "[REDACTED:…]" marker instead of a second copy of the secret.
 var valueRules = []*valueRule{
 	{kind: "private-key", needles: []string{"-----BEGIN"},
-		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`)},
+		pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`},
 	{kind: "url-password", needles: []string{"://"},
-		re:     regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#]+)@`),
-		secret: group(1, notRedacted)},
+		pattern: `[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#]+)@`,
+		secret:  group(1, notRedacted)},
 	{kind: "jwt", needles: []string{"eyJ"},
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)},
+		pattern: `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`},
 	{kind: "aws-key", needles: []string{"AKIA", "ASIA"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`)},
+		pattern: `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`},
 	{kind: "github-token", needles: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
+		pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`},
 	{kind: "slack-token", needles: []string{"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"},
-		re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
+		pattern: `\bxox[abprs]-[A-Za-z0-9-]{10,}`},
 	{kind: "stripe-key", needles: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
-		re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`)},
+		pattern: `\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`},
 	{kind: "google-api-key", needles: []string{"AIza"},
-		re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		pattern: `\bAIza[0-9A-Za-z_-]{35}`},
 	// A digit is required so that words like "sk-learn-compatibility" survive.
 	{kind: "openai-key", needles: []string{"sk-"},
-		re:     regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
-		secret: group(0, hasDigit)},
+		pattern: `\bsk-[A-Za-z0-9_-]{20,}`,
+		secret:  group(0, hasDigit)},
 	{kind: "bearer", fold: "bearer",
-		re:     regexp.MustCompile(`\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+([A-Za-z0-9._~+/-]+=*)`),
-		secret: group(1, tokenLike)},
+		pattern: `\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+([A-Za-z0-9._~+/-]+=*)`,
+		secret:  group(1, tokenLike)},
 	{kind: "basic-auth", fold: "basic",
-		re:     regexp.MustCompile(`\b[Bb][Aa][Ss][Ii][Cc]\s+([A-Za-z0-9+/]{4,}={0,2})`),
-		secret: group(1, basicCredentials)},
+		pattern: `\b[Bb][Aa][Ss][Ii][Cc]\s+([A-Za-z0-9+/]{4,}={0,2})`,
+		secret:  group(1, basicCredentials)},
 	// Secret-looking keys inside text, as in a JSON body logged as a string
 	// or a diagnostic excerpt of a raw record: "password":"…" and token=….
 	{kind: "secret-field", match: []string{`"`},
-		re:     regexp.MustCompile(`"([^"\\]{1,128})"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*))`),
-		secret: secretField},
+		pattern: `"([^"\\]{1,128})"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*))`,
+		secret:  secretField},
 	{kind: "secret-field", match: []string{"="},
-		re:     regexp.MustCompile(`([A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s&"'<>;,]+)`),
-		secret: secretField},
+		pattern: `([A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s&"'<>;,]+)`,
+		secret:  secretField},
 }
 
 func init() {
@@ -293,8 +295,15 @@ func RedactText(s string) (string, int) {
 	return redactAll(s)
 }
 
+var compileRules sync.Once
+
 // redactAll is RedactText without the prefilter.
 func redactAll(s string) (string, int) {
+	compileRules.Do(func() {
+		for _, r := range valueRules {
+			r.re = regexp.MustCompile(r.pattern)
+		}
+	})
 	total := 0
 	for _, r := range valueRules {
 		switch {
