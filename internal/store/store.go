@@ -4,8 +4,10 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -153,15 +155,11 @@ func (st *Store) List(since time.Time) ([]Summary, error) {
 		if !since.IsZero() && meta.CreatedAt < since.UnixMilli() {
 			continue
 		}
-		s, err := st.Get(id)
+		n, err := st.eventCount(id)
 		if err != nil {
 			continue
 		}
-		stat, err := s.Status()
-		if err != nil {
-			continue
-		}
-		out = append(out, Summary{SessionID: id, CreatedAt: meta.CreatedAt, Events: stat.Events})
+		out = append(out, Summary{SessionID: id, CreatedAt: meta.CreatedAt, Events: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].CreatedAt != out[j].CreatedAt {
@@ -170,6 +168,52 @@ func (st *Store) List(since time.Time) ([]Summary, error) {
 		return out[i].SessionID < out[j].SessionID
 	})
 	return out, nil
+}
+
+// eventCount is a session's number of events, everything delivered counted.
+// A loaded session, or one with lines still waiting in its append path, is
+// drained and asked; any other is counted from its evidence file without
+// being loaded, so listing old sessions keeps nothing open or in memory.
+func (st *Store) eventCount(id string) (int64, error) {
+	st.mu.Lock()
+	_, loaded := st.sessions[id]
+	st.mu.Unlock()
+	dir := statedir.SessionDir(id) + "/"
+	if !loaded {
+		var ck checkpoint
+		_ = readJSON(st.root, dir+statedir.CheckpointFile, &ck)
+		fi, err := st.root.Stat(dir + statedir.IncomingFile)
+		if err == nil && fi.Size() == ck.Spool.Offset && ck.Pending == nil {
+			return countLines(st.root, dir+statedir.EventsFile)
+		}
+	}
+	s, err := st.Get(id)
+	if err != nil {
+		return 0, err
+	}
+	stat, err := s.Status()
+	return stat.Events, err
+}
+
+// countLines counts the complete lines of a file.
+func countLines(root *safefs.Root, rel string) (int64, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	var n int64
+	for {
+		k, err := f.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // Clean deletes a session and everything in its directory.
