@@ -19,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/cli"
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
 )
 
 func TestMain(m *testing.M) {
@@ -157,48 +158,13 @@ func cmdNextPage(ts *testscript.TestScript, neg bool, args []string) {
 	if m == nil {
 		ts.Fatalf("no Next page: line in stdout")
 	}
-	words := shellWords(ts, m[1])
+	words, ok := output.SplitCommandLine(m[1])
+	if !ok {
+		ts.Fatalf("unterminated quote in %q", m[1])
+	}
 	want := "0"
 	if len(args) > 0 {
 		want = args[0]
 	}
 	cmdExitCode(ts, false, append([]string{want}, words...))
-}
-
-// shellWords splits a command line with POSIX single quotes.
-func shellWords(ts *testscript.TestScript, line string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		ts.Fatalf("unterminated quote in %q", line)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
 }

@@ -103,8 +103,8 @@ func (o *captureOptions) run() error {
 		return err
 	}
 	v := output.CaptureView{Created: out, SourceStates: map[string]int{},
-		Read:    commandLine("logs", "--session", id, "--capture", out.ID),
-		Compare: commandLine("diff", "--session", id, "--from", out.ID)}
+		Read:    output.CommandLine("logs", "--session", id, "--capture", out.ID),
+		Compare: output.CommandLine("diff", "--session", id, "--from", out.ID)}
 	for _, s := range req.Sources {
 		v.SourceStates[s.State]++
 	}
@@ -134,7 +134,7 @@ func captureWarnings(id string, out capture.Created) []string {
 // next page bound to the capture, and where the links are.
 func (o *logsOptions) captureResult(id, cid string, page store.Page) error {
 	view := output.CaptureLogsView{LogsView: output.LogsView{Page: page, Warnings: []string{}}, Capture: cid,
-		Follow: commandLine("follow", "--session", id, "--capture", cid) + " --seq <SEQ> --rel source"}
+		Follow: output.CommandLine("follow", "--session", id, "--capture", cid) + " --seq <SEQ> --rel source"}
 	if page.Rejected > 0 {
 		view.Warnings = append(view.Warnings, fmt.Sprintf("%s not in this capture; see why: debug-mode captures --session %s --capture %s", countNoun(page.Rejected, "record was rejected and is", "records were rejected and are"), id, cid))
 	}
@@ -146,7 +146,7 @@ func (o *logsOptions) captureResult(id, cid string, page store.Page) error {
 	if next := o.offset + page.Returned; int64(next) < page.Matched {
 		args := append([]string{"logs", "--session", id, "--capture", cid}, o.filters.args()...)
 		args = append(args, "--offset", strconv.Itoa(next), "--limit", strconv.Itoa(o.limit))
-		view.Next = commandLine(args...)
+		view.Next = output.CommandLine(args...)
 	}
 	return o.printer().Result("logs", view, func(w io.Writer) { output.CaptureLogs(w, view) })
 }

@@ -66,7 +66,7 @@ func (o *capturesOptions) run() error {
 		return err
 	}
 	v := output.CapturesView{CaptureList: list,
-		Read:    commandLine("logs", "--session", id) + " --capture <ID>",
-		Compare: commandLine("diff", "--session", id) + " --from <ID>"}
+		Read:    output.CommandLine("logs", "--session", id) + " --capture <ID>",
+		Compare: output.CommandLine("diff", "--session", id) + " --from <ID>"}
 	return o.printer().Result("captures", v, func(w io.Writer) { output.Captures(w, v) })
 }

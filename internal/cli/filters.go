@@ -99,20 +99,3 @@ func parseTime(flag, v string) (int64, error) {
 	}
 	return 0, usagef(`%s %q is not a time: use "2026-11-30 08:01:02.123" (UTC), RFC 3339, or epoch milliseconds`, flag, v)
 }
-
-// shellQuote quotes an argument for a copy-pasteable command line.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// commandLine renders a full debug-mode command.
-func commandLine(args ...string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(a)
-	}
-	return "debug-mode " + strings.Join(q, " ")
-}

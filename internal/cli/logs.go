@@ -92,7 +92,7 @@ func (o *logsOptions) run() error {
 	if next := o.offset + page.Returned; int64(next) < page.Matched {
 		args := append([]string{"logs", "--session", id}, o.filters.args()...)
 		args = append(args, "--offset", strconv.Itoa(next), "--limit", strconv.Itoa(o.limit), "--cycle", strconv.FormatInt(page.Cycle, 10))
-		view.Next = commandLine(args...)
+		view.Next = output.CommandLine(args...)
 	}
 	return o.printer().Result("logs", view, func(w io.Writer) { output.Logs(w, view) })
 }

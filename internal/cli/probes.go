@@ -159,7 +159,7 @@ func (o *probesOptions) run() error {
 		}
 		msg := "check failed: " + strings.Join(parts, " and ") + verb
 		if len(remaining.Regions) > 0 {
-			msg += "; remove regions with " + commandLine(append([]string{"probes", "--remove", "--yes"}, o.paths...)...)
+			msg += "; remove regions with " + output.CommandLine(append([]string{"probes", "--remove", "--yes"}, o.paths...)...)
 		}
 		if len(remaining.Broken) > 0 {
 			msg += "; fix broken markers by hand"
@@ -173,9 +173,9 @@ func (o *probesOptions) run() error {
 func (o *probesOptions) next(rep *probes.Report, v output.ProbesView) string {
 	switch {
 	case o.remove && !o.yes && v.Removal.Regions > 0:
-		return "Write it: " + commandLine(append([]string{"probes", "--remove", "--yes"}, o.paths...)...)
+		return "Write it: " + output.CommandLine(append([]string{"probes", "--remove", "--yes"}, o.paths...)...)
 	case !o.remove && !o.staged && len(rep.Regions) > 0 && !o.check:
-		return "Remove them: " + commandLine(append([]string{"probes", "--remove"}, o.paths...)...) + " (shows what it would remove; add --yes to write)"
+		return "Remove them: " + output.CommandLine(append([]string{"probes", "--remove"}, o.paths...)...) + " (shows what it would remove; add --yes to write)"
 	}
 	return ""
 }

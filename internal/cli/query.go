@@ -152,7 +152,7 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	view := output.QueryView{QueryResult: res}
 	if res.NextCursor != "" {
-		view.Next = commandLine("query", "--session", id, "--cursor", res.NextCursor)
+		view.Next = output.CommandLine("query", "--session", id, "--cursor", res.NextCursor)
 	}
 	return o.printer().Result("query", view, func(w io.Writer) { output.Query(w, view) })
 }

@@ -130,7 +130,7 @@ func (o *skillInstallOptions) run() error {
 		msg := res.Dir + " holds a different copy of the skill (" + strings.Join(changed, ", ") +
 			" changed by hand or written by another version of debug-mode); nothing was written. " +
 			"This version's text: debug-mode skill " + changed[0] + "; to replace the installed copy: " +
-			commandLine("skill", "install", "--dir", o.dir, "--force")
+			output.CommandLine("skill", "install", "--dir", o.dir, "--force")
 		if o.json {
 			o.printer().Result("skill install", res, nil)
 		}

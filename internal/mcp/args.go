@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"reflect"
 	"slices"
 	"strconv"
@@ -111,7 +112,7 @@ func cliArgs(command []string, in any) ([]string, error) {
 // "Next page:" line, into the same call of a tool: its name and arguments.
 // It reports false for a line no tool takes exactly.
 func ToolCall(line string) (string, map[string]any, bool) {
-	words, ok := shellWords(line)
+	words, ok := output.SplitCommandLine(line)
 	if !ok || len(words) < 2 || words[0] != "debug-mode" {
 		return "", nil, false
 	}
@@ -215,43 +216,4 @@ func ToolCall(line string) (string, map[string]any, bool) {
 		}
 	}
 	return best.Name, out, true
-}
-
-// shellWords splits a command line the CLI printed: words separated by
-// spaces, POSIX single quotes, and backslash escapes outside them.
-func shellWords(line string) ([]string, bool) {
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-			inWord = true
-		case c == ' ':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, false
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, true
 }
