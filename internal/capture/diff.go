@@ -306,6 +306,9 @@ func (s *set) members() members {
 
 func (m members) of(g uint32) []int32 { return m.pos[m.start[g]:m.start[g+1]] }
 
+// oneSide is a one-sided group's event count and its first position (1-based).
+func oneSide(pos []int32) (n, first int64) { return int64(len(pos)), int64(pos[0]) + 1 }
+
 type pair struct {
 	a, b  int32 // group numbers, -1 when absent on that side
 	moved bool
@@ -483,26 +486,25 @@ func compare(a, b *set) (DiffResult, error) {
 		}
 		r.Groups = append(r.Groups, g)
 	}
+	// Groups seen on one side only.
 	for ga, k := range a.keys {
 		if pairA[ga] < 0 {
 			g := newGroup(k)
-			pa := ma.of(uint32(ga))
-			g.Status, g.Before, g.FirstBefore = GroupOnlyBefore, int64(len(pa)), int64(pa[0])+1
-			g.OnlyBefore = g.Before
+			n, first := oneSide(ma.of(uint32(ga)))
+			g.Status, g.Before, g.FirstBefore, g.OnlyBefore = GroupOnlyBefore, n, first, n
 			r.Groups = append(r.Groups, g)
 			r.Counts.OnlyBefore++
-			r.Counts.OnlyBeforeEvents += g.Before
+			r.Counts.OnlyBeforeEvents += n
 		}
 	}
 	for gb, k := range b.keys {
 		if pairB[gb] < 0 {
 			g := newGroup(k)
-			pb := mb.of(uint32(gb))
-			g.Status, g.After, g.FirstAfter = GroupOnlyAfter, int64(len(pb)), int64(pb[0])+1
-			g.OnlyAfter = g.After
+			n, first := oneSide(mb.of(uint32(gb)))
+			g.Status, g.After, g.FirstAfter, g.OnlyAfter = GroupOnlyAfter, n, first, n
 			r.Groups = append(r.Groups, g)
 			r.Counts.OnlyAfter++
-			r.Counts.OnlyAfterEvents += g.After
+			r.Counts.OnlyAfterEvents += n
 		}
 	}
 	r.Counts.Groups = len(r.Groups)
