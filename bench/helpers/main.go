@@ -33,7 +33,7 @@ func main() {
 	n := flag.Int("n", 100000, "events per run")
 	repeat := flag.Int("repeat", 3, "runs per workload; the median is reported")
 	tsc := flag.String("tsc", "tools/node_modules/.bin/tsc", "TypeScript compiler (scripts/setup.sh installs it)")
-	only := flag.String("only", "go,node,python", "helpers to measure: any of go, node, python (comma-separated)")
+	only := flag.String("only", "go,node,python,java", "helpers to measure: any of go, node, python, java (comma-separated)")
 	flag.Parse()
 	if *n <= 0 || *repeat <= 0 {
 		fail(errors.New("-n and -repeat must be positive"))
@@ -104,6 +104,20 @@ func main() {
 			workload{"Python, 4 threads", "python", "file", []string{"4"}})
 	}
 
+	if strings.Contains(*only, "java") {
+		// The JIT is warmed up with 20,000 calls before timing; they are
+		// delivered too (the delivered column counts them).
+		helper := strings.ReplaceAll(template(e, "java", "file", s.SessionID), "__PACKAGE_NAME__", "bench")
+		dir := filepath.Join(work, "java")
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, "AgentDebugLog.java"), []byte(helper), 0o644))
+		must(copyFile(filepath.Join(src, "java", "Bench.java"), filepath.Join(dir, "Bench.java")))
+		must(run(dir, "javac", "-d", "classes", "AgentDebugLog.java", "Bench.java"))
+		loads = append(loads,
+			workload{"Java, 1 thread, after 20,000 warm-up calls", "java", "file", []string{"1"}},
+			workload{"Java, 4 threads, after 20,000 warm-up calls", "java", "file", []string{"4"}})
+	}
+
 	fmt.Printf("| helper (transport) | events | delivered | hot path µs/event | wall µs/event |\n| --- | --- | --- | --- | --- |\n")
 	for _, w := range loads {
 		var hot, total []float64
@@ -116,6 +130,8 @@ func main() {
 			switch w.lang {
 			case "go":
 				out, err = output(filepath.Join(work, "go"), "./program", append([]string{"-n", strconv.Itoa(*n), "-hypothesis", "bench"}, w.args...)...)
+			case "java":
+				out, err = output(filepath.Join(work, "java"), "java", "-cp", "classes", "bench.Bench", strconv.Itoa(*n), w.args[0], "20000", "bench")
 			case "python":
 				out, err = output(filepath.Join(work, "python"), "python3", "bench.py", strconv.Itoa(*n), w.args[0], "bench")
 			default:
