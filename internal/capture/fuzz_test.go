@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParseEvent: the fast reader of stored lines never panics, and when it
@@ -14,8 +15,8 @@ func FuzzParseEvent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		e, ok := parseEvent(line)
 		dataHash(line)
-		if !ok || !json.Valid(line) {
-			return
+		if !ok || !json.Valid(line) || !utf8.Valid(line) {
+			return // stored lines are always valid UTF-8 JSON; others need only not panic
 		}
 		s, ok := slowEvent(line)
 		if !ok {
