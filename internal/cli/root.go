@@ -123,6 +123,7 @@ func run(ctx context.Context, e *env, args []string, hint bool) (int, string) {
 		name = strings.TrimPrefix(cmd.CommandPath(), "debug-mode ")
 	}
 	code, kind, msg := classify(err)
+	msg = output.Escape(msg) // messages may quote evidence (a location, a file name): one line, always
 	var ue *usageError
 	if hint && code == ExitUsage && cmd != nil && !e.json && !(errors.As(err, &ue) && ue.noHint) {
 		msg += "\nRun '" + cmd.CommandPath() + " --help' for usage."

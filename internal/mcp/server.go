@@ -20,6 +20,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
 )
 
 // Runner runs one CLI command in process: the pretty text it printed, its
@@ -169,7 +171,7 @@ func resultText(text string, code int, msg string) string {
 		if err != nil {
 			return line
 		}
-		return "Next page (tool call): " + name + " " + string(b)
+		return "Next page (tool call): " + name + " " + output.Escape(string(b))
 	})
 	if code != 0 && msg != "" {
 		if text != "" && !strings.HasSuffix(text, "\n") {

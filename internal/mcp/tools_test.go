@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/output"
 )
 
 func TestCLIArgs(t *testing.T) {
@@ -152,4 +154,23 @@ func toolsMatchCommands(t *testing.T, root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// A next-page command that carries a label copied from evidence (quoted
+// $'…' by the CLI) becomes a tool call with the very same label, and the
+// text the tool returns holds it escaped, never raw.
+func TestNextPageWithHostileLabel(t *testing.T) {
+	label := "H1\nFORGED\x1b[31m\u202e\u0085"
+	line := output.CommandLine("logs", "--session", "S", "--hypothesis", label, "--offset", "1", "--limit", "1", "--cycle", "1")
+	name, args, ok := ToolCall(line)
+	if hyp, _ := args["hypothesis"].([]string); !ok || name != "logs" || len(hyp) != 1 || hyp[0] != label {
+		t.Fatalf("%s: %v %s %v", line, ok, name, args)
+	}
+	text := resultText("LOGS\nNext page: "+line+"\n", 0, "")
+	if !strings.Contains(text, "Next page (tool call): logs ") {
+		t.Fatalf("no tool call in %q", text)
+	}
+	if strings.ContainsAny(text, "\x1b\u202e\u0085") || strings.Contains(text, "\nFORGED") {
+		t.Errorf("tool text holds raw control characters: %q", text)
+	}
 }

@@ -31,12 +31,12 @@ func Capture(w io.Writer, v CaptureView) {
 	t := table(w)
 	fmt.Fprintf(t, "Session\t%s · cycle %d · evidence version %s\n", h.SessionID, h.Cycle, h.EvidenceVersion)
 	if v.Label != "" {
-		fmt.Fprintf(t, "Label\t%s\n", oneLine(v.Label))
+		fmt.Fprintf(t, "Label\t%s\n", Escape(v.Label))
 	}
 	fmt.Fprintf(t, "Events\t%s (every stored event of the cycle) · %s · %s\n", plural(h.Events, "event", "events"),
 		plural(h.RejectedRecords, "rejected record", "rejected records"), plural(int64(h.Diagnostics), "diagnostic", "diagnostics"))
 	fmt.Fprintf(t, "User evidence\t%s, %s\n", plural(int64(h.UserNotes), "note", "notes"), plural(int64(h.UserFiles), "file", "files"))
-	fmt.Fprintf(t, "Source root\t%s\n", h.SourceRoot)
+	fmt.Fprintf(t, "Source root\t%s\n", Escape(h.SourceRoot))
 	fmt.Fprintf(t, "Regions\t%s\n", regionScanLine(h.RegionScan))
 	fmt.Fprintf(t, "Source\t%s\n", sourceScanLine(h.SourceScan, v.SourceStates))
 	fmt.Fprintf(t, "SHA-256\t%s\n", v.SHA256)
@@ -44,13 +44,13 @@ func Capture(w io.Writer, v CaptureView) {
 	fmt.Fprintf(w, "Read it: %s\n", v.Read)
 	fmt.Fprintf(w, "Verify a fix: change the code, debug-mode reset --session %s, reproduce, then %s\n", h.SessionID, v.Compare)
 	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+s)
+		fmt.Fprintln(w, "WARNING: "+Escape(s))
 	}
 }
 
 func regionScanLine(rs capture.RegionScan) string {
 	if rs.State != capture.Complete {
-		return "none frozen: " + rs.Reason
+		return "none frozen: " + Escape(rs.Reason)
 	}
 	s := fmt.Sprintf("%s found in %s scanned", plural(int64(rs.Regions+rs.Omitted), "region", "regions"), plural(int64(rs.FilesScanned), "file", "files"))
 	if rs.Omitted > 0 {
@@ -104,7 +104,7 @@ func Captures(w io.Writer, v CapturesView) {
 	for _, c := range v.Captures {
 		label, created, cycle, events, sha := "-", "-", "-", "-", "-"
 		if c.Label != "" {
-			label = oneLine(c.Label)
+			label = Escape(c.Label)
 		}
 		if c.CreatedAt > 0 {
 			created = LocalSeconds(c.CreatedAt)
@@ -115,7 +115,7 @@ func Captures(w io.Writer, v CapturesView) {
 		}
 		integrity := c.Integrity
 		if c.Problem != "" {
-			integrity += ": " + c.Problem
+			integrity += ": " + Escape(c.Problem)
 		}
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, label, created, cycle, events, sha, integrity)
 	}
@@ -132,12 +132,12 @@ func CaptureDetail(w io.Writer, d service.CaptureDetail) {
 	fmt.Fprintf(w, "CAPTURE %s · session %s · integrity %s\n", d.ID, h.SessionID, d.Integrity)
 	t := table(w)
 	if d.Label != "" {
-		fmt.Fprintf(t, "Label\t%s\n", oneLine(d.Label))
+		fmt.Fprintf(t, "Label\t%s\n", Escape(d.Label))
 	}
 	fmt.Fprintf(t, "Created\t%s\n", LocalSeconds(d.CreatedAt))
 	fmt.Fprintf(t, "Cycle\t%d (evidence version %s when frozen)\n", h.Cycle, h.EvidenceVersion)
 	fmt.Fprintf(t, "Events\t%s · %s · %s redacted\n", plural(h.Events, "event", "events"), plural(h.RejectedRecords, "rejected record", "rejected records"), plural(h.RedactedEvents, "event", "events"))
-	fmt.Fprintf(t, "Source root\t%s\n", h.SourceRoot)
+	fmt.Fprintf(t, "Source root\t%s\n", Escape(h.SourceRoot))
 	fmt.Fprintf(t, "Regions\t%s\n", regionScanLine(h.RegionScan))
 	states := map[string]int{}
 	for _, s := range d.Sources {
@@ -149,10 +149,10 @@ func CaptureDetail(w io.Writer, d service.CaptureDetail) {
 	if len(d.UserNotes)+len(d.UserFiles) > 0 {
 		fmt.Fprintf(w, "\nUSER EVIDENCE (as recorded at capture time)\n")
 		for _, n := range d.UserNotes {
-			fmt.Fprintf(w, "%s  %s\n", n.ID, oneLine(n.Text))
+			fmt.Fprintf(w, "%s  %s\n", n.ID, Escape(n.Text))
 		}
 		for _, f := range d.UserFiles {
-			fmt.Fprintf(w, "%s  %s (%d bytes)%s\n", f.ID, f.Path, f.Size, map[bool]string{true: "  " + oneLine(f.Note), false: ""}[f.Note != ""])
+			fmt.Fprintf(w, "%s  %s (%d bytes)%s\n", f.ID, Escape(f.Path), f.Size, map[bool]string{true: "  " + Escape(f.Note), false: ""}[f.Note != ""])
 		}
 	}
 	if len(d.Diagnostics) > 0 {
@@ -164,7 +164,7 @@ func CaptureDetail(w io.Writer, d service.CaptureDetail) {
 		t = table(w)
 		fmt.Fprintln(t, "#\tSOURCE\tLEVEL\tPOSITION\tREASON")
 		for i, g := range d.Diagnostics {
-			fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\n", i+1, g.Source, g.Level, g.Position, oneLine(g.Reason))
+			fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\n", i+1, Escape(g.Source), Escape(g.Level), Escape(g.Position), Escape(g.Reason))
 		}
 		t.Flush()
 	}
@@ -183,7 +183,7 @@ func CaptureDetail(w io.Writer, d service.CaptureDetail) {
 				fmt.Fprintf(t, "…\t%d more\t(--json lists them all)\n", len(open)-20)
 				break
 			}
-			fmt.Fprintf(t, "%s\t%s\t%s\n", oneLine(s.Location), s.State, oneLine(s.Reason))
+			fmt.Fprintf(t, "%s\t%s\t%s\n", Escape(s.Location), s.State, Escape(s.Reason))
 		}
 		t.Flush()
 	}
@@ -203,7 +203,7 @@ func CaptureLogs(w io.Writer, v CaptureLogsView) {
 	Logs(w, lv)
 	fmt.Fprintf(w, "Frozen evidence of capture %s; every event has source, region, previous_at_location and next_at_location links: %s\n", v.Capture, v.Follow)
 	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+s)
+		fmt.Fprintln(w, "WARNING: "+Escape(s))
 	}
 }
 
@@ -218,13 +218,13 @@ func Follow(w io.Writer, v FollowView) {
 	l := v.Link
 	fmt.Fprintf(w, "FOLLOW SEQ %d %s · %s · capture %s\n", v.Seq, l.Rel, l.State, v.Capture)
 	if l.Reason != "" {
-		fmt.Fprintf(w, "Link: %s\n", l.Reason)
+		fmt.Fprintf(w, "Link: %s\n", Escape(l.Reason))
 	}
 	p := v.Page
 	switch p.Kind {
 	case "source":
 		for _, f := range p.Sources {
-			fmt.Fprintf(w, "\n%s lines %d–%d of %d (event at line %d)\n", f.File, f.StartLine, f.EndLine(), f.TotalLines, f.Line)
+			fmt.Fprintf(w, "\n%s lines %d–%d of %d (event at line %d)\n", Escape(f.File), f.StartLine, f.EndLine(), f.TotalLines, f.Line)
 			width := len(strconv.Itoa(f.EndLine()))
 			for i, line := range f.Lines {
 				n := f.StartLine + i
@@ -232,7 +232,7 @@ func Follow(w io.Writer, v FollowView) {
 				if n == f.Line {
 					mark = ">"
 				}
-				fmt.Fprintf(w, "%s%*d  %s\n", mark, width, n, line)
+				fmt.Fprintf(w, "%s%*d  %s\n", mark, width, n, Escape(line))
 			}
 		}
 	case "region":
@@ -243,7 +243,7 @@ func Follow(w io.Writer, v FollowView) {
 			if label == "" {
 				label = "-"
 			}
-			fmt.Fprintf(t, "%s:%d-%d\t%s\t%s\n", r.File, r.StartLine, r.EndLine, oneLine(label), oneLine(r.FirstCode))
+			fmt.Fprintf(t, "%s:%d-%d\t%s\t%s\n", Escape(r.File), r.StartLine, r.EndLine, Escape(label), Escape(r.FirstCode))
 		}
 		t.Flush()
 	default:
@@ -318,7 +318,7 @@ func Diff(w io.Writer, v DiffView) {
 				fmt.Fprintf(t, "  %s\t-\t(no event)\n", s.name)
 				continue
 			}
-			fmt.Fprintf(t, "  %s\tSEQ %d\t%s  %s  %s  %s\n", s.name, s.e.Seq, oneLine(s.e.Hypothesis), oneLine(s.e.Location), oneLine(s.e.Message), clipText(string(s.e.Data), 120))
+			fmt.Fprintf(t, "  %s\tSEQ %d\t%s  %s  %s  %s\n", s.name, s.e.Seq, Escape(s.e.Hypothesis), Escape(s.e.Location), Escape(s.e.Message), clipText(string(s.e.Data), 120))
 		}
 		t.Flush()
 	}
@@ -344,7 +344,7 @@ func Diff(w io.Writer, v DiffView) {
 			if g.Approximate {
 				note = fmt.Sprintf("  (approximate: more than %d edits, paired by position)", capture.MaxDiffEdits)
 			}
-			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s%s\n", g.Status, g.Before, g.After, oneLine(g.Hypothesis), oneLine(loc), oneLine(g.Message), note)
+			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s%s\n", g.Status, g.Before, g.After, Escape(g.Hypothesis), Escape(loc), Escape(g.Message), note)
 		}
 		t.Flush()
 		examples := 0
@@ -360,8 +360,8 @@ func Diff(w io.Writer, v DiffView) {
 					break
 				}
 				examples++
-				fmt.Fprintf(w, "  %s %s %s: %s  SEQ %d %s → SEQ %d %s\n", oneLine(g.Hypothesis), oneLine(g.Location), oneLine(g.Message),
-					strings.Join(ex.Paths, " "), ex.BeforeSeq, clipText(string(ex.Before), 60), ex.AfterSeq, clipText(string(ex.After), 60))
+				fmt.Fprintf(w, "  %s %s %s: %s  SEQ %d %s → SEQ %d %s\n", Escape(g.Hypothesis), Escape(g.Location), Escape(g.Message),
+					Escape(strings.Join(ex.Paths, " ")), ex.BeforeSeq, clipText(string(ex.Before), 60), ex.AfterSeq, clipText(string(ex.After), 60))
 			}
 		}
 		singles := 0
@@ -377,7 +377,7 @@ func Diff(w io.Writer, v DiffView) {
 					break
 				}
 				singles++
-				fmt.Fprintf(w, "  %s %s %s: only %s  SEQ %d %s\n", oneLine(g.Hypothesis), oneLine(g.Location), oneLine(g.Message),
+				fmt.Fprintf(w, "  %s %s %s: only %s  SEQ %d %s\n", Escape(g.Hypothesis), Escape(g.Location), Escape(g.Message),
 					u.Side, u.Seq, clipText(string(u.Data), 100))
 			}
 		}
@@ -386,7 +386,7 @@ func Diff(w io.Writer, v DiffView) {
 		}
 	}
 	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+s)
+		fmt.Fprintln(w, "WARNING: "+Escape(s))
 	}
 }
 
@@ -395,7 +395,7 @@ func sideLine(s capture.Side) string {
 	if s.Kind == "capture" {
 		fmt.Fprintf(&b, "capture %s", s.Capture)
 		if s.Label != "" {
-			fmt.Fprintf(&b, " %q", s.Label)
+			b.WriteString(` "` + Escape(s.Label) + `"`)
 		}
 		fmt.Fprintf(&b, " · cycle %d", s.Cycle)
 	} else {
@@ -435,7 +435,7 @@ func partial(r capture.DiffResult) []string {
 
 // clipText keeps text on one line and at most n characters.
 func clipText(s string, n int) string {
-	s = oneLine(s)
+	s = Escape(s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

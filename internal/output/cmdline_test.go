@@ -1,7 +1,9 @@
 package output
 
 import (
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +24,32 @@ func TestCommandLineRoundTrip(t *testing.T) {
 	}
 	if _, ok := SplitCommandLine("logs 'open"); ok {
 		t.Error("an unterminated quote must be refused")
+	}
+}
+
+// TestCommandLineControlCharacters: an argument that holds a character
+// Escape changes (a label copied from evidence) is still printed on one line
+// with no raw control character, and both SplitCommandLine and a real shell
+// read back exactly the same bytes.
+func TestCommandLineControlCharacters(t *testing.T) {
+	args := []string{"logs", "--hypothesis", "H1\nWARNING: forged\x1b[31m", "--location", "a\u202eb\u2028c\x07'\\", "--message", "bad\xffbyte\u0085"}
+	line := CommandLine(args...)
+	if Escape(line) != line {
+		t.Fatalf("%q holds characters Escape would change", line)
+	}
+	got, ok := SplitCommandLine(line[len("debug-mode "):])
+	if !ok || !slices.Equal(got, args) {
+		t.Fatalf("%q split back into %q (ok %v), want %q", line, got, ok, args)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to check the quoting against")
+	}
+	out, err := exec.Command(bash, "-c", `debug-mode() { printf '%s\0' "$@"; }; `+line).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); !slices.Equal(words, args) {
+		t.Errorf("bash read %q back as %q", line, words)
 	}
 }

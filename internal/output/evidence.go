@@ -62,7 +62,7 @@ func Evidence(w io.Writer, v EvidenceView) {
 		fmt.Fprintln(w, "\nNOTES (the user's words)")
 		t := table(w)
 		for _, n := range v.Notes {
-			fmt.Fprintf(t, "%s\tcycle %d\t%s\t%s\n", n.ID, n.Cycle, UTCMillis(n.AddedAt)[:19], oneLine(n.Text))
+			fmt.Fprintf(t, "%s\tcycle %d\t%s\t%s\n", n.ID, n.Cycle, UTCMillis(n.AddedAt)[:19], Escape(n.Text))
 		}
 		t.Flush()
 	}
@@ -87,14 +87,14 @@ func Evidence(w io.Writer, v EvidenceView) {
 				detail = "recorded " + recorded
 			}
 			if f.Note != "" {
-				detail += " · note: " + oneLine(f.Note)
+				detail += " · note: " + Escape(f.Note)
 			}
 			word, meaning := availabilityText(a.State)
 			if meaning != "" && !seen[word] {
 				seen[word] = true
 				legend = append(legend, word+": "+meaning)
 			}
-			fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", f.ID, cycle, word, oneLine(f.Path), detail)
+			fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", f.ID, cycle, word, Escape(f.Path), detail)
 		}
 		t.Flush()
 		for _, l := range legend {
@@ -155,10 +155,10 @@ func EvidenceAdded(w io.Writer, a service.AddedUserEvidence) {
 		}
 		fmt.Fprintf(w, "%s %s · session %s · cycle %d\n", head, f.ID, a.SessionID, cycle)
 		t := table(w)
-		fmt.Fprintf(t, "Path\t%s\n", oneLine(f.Path))
+		fmt.Fprintf(t, "Path\t%s\n", Escape(f.Path))
 		fmt.Fprintf(t, "Size\t%s, modified %s UTC\n", bytesText(f.Size), nanosUTC(f.ModTime))
 		if f.Note != "" {
-			fmt.Fprintf(t, "Note\t%s\n", oneLine(f.Note))
+			fmt.Fprintf(t, "Note\t%s\n", Escape(f.Note))
 		}
 		t.Flush()
 		if a.Updated {

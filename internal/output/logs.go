@@ -49,7 +49,7 @@ func Logs(w io.Writer, v LogsView) {
 	if len(v.Hypotheses) > 0 {
 		parts := make([]string, len(v.Hypotheses))
 		for i, h := range v.Hypotheses {
-			parts[i] = fmt.Sprintf("%s %d", h.ID, h.Events)
+			parts[i] = fmt.Sprintf("%s %d", Escape(h.ID), h.Events)
 		}
 		fmt.Fprintf(w, " Matched per hypothesis: %s.", strings.Join(parts, ", "))
 	}
@@ -59,7 +59,7 @@ func Logs(w io.Writer, v LogsView) {
 		fmt.Fprintf(w, "Next page: %s\n", v.Next)
 	}
 	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+s)
+		fmt.Fprintln(w, "WARNING: "+Escape(s))
 	}
 }
 
@@ -73,7 +73,7 @@ type QueryView struct {
 // whether it is complete, and how to continue.
 func Query(w io.Writer, v QueryView) {
 	for _, val := range v.Values {
-		fmt.Fprintf(w, "%s\n", val)
+		fmt.Fprintf(w, "%s\n", Escape(string(val)))
 	}
 	if len(v.Values) > 0 {
 		fmt.Fprintln(w)
@@ -91,7 +91,7 @@ func Query(w io.Writer, v QueryView) {
 		fmt.Fprintf(w, "Next page: %s\n", v.Next)
 	}
 	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+s)
+		fmt.Fprintln(w, "WARNING: "+Escape(s))
 	}
 }
 
@@ -118,7 +118,7 @@ func writeEventTable(w io.Writer, events []json.RawMessage) {
 		}
 		day = d
 		rows = append(rows, row{cols: [6]string{strconv.FormatInt(e.Sequence, 10), ts.Format("15:04:05.000"),
-			oneLine(e.HypothesisID), oneLine(e.Location), oneLine(e.Message), string(e.Data)}})
+			Escape(e.HypothesisID), Escape(e.Location), Escape(e.Message), Escape(string(e.Data))}})
 	}
 	var width [5]int
 	for _, r := range rows {

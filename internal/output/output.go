@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -112,30 +111,3 @@ func plural(n int64, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-// oneLine keeps a value on one table line.
-// Control characters from the program under debug (escape sequences
-// included) are shown escaped, never sent to the terminal.
-func oneLine(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case isControl(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }

@@ -60,9 +60,9 @@ func (l *ProbesLeft) text() string {
 // the broken markers, and what to run next.
 func Probes(w io.Writer, v ProbesView) {
 	r := v.Report
-	where := "under " + strings.Join(r.Paths, " ")
+	where := "under " + Escape(strings.Join(r.Paths, " "))
 	if r.Staged {
-		where = "staged (git index) under " + strings.Join(r.Paths, " ")
+		where = "staged (git index) under " + Escape(strings.Join(r.Paths, " "))
 	}
 	scanned := fmt.Sprintf("%s scanned %s", plural(int64(r.FilesScanned), "source file", "source files"), where)
 	switch {
@@ -119,13 +119,13 @@ func codeText(x probes.Region) string {
 		x.FirstCode = "(no code inside)"
 	}
 	if x.Label != "" {
-		return "(" + oneLine(x.Label) + ") " + oneLine(x.FirstCode)
+		return "(" + Escape(x.Label) + ") " + Escape(x.FirstCode)
 	}
-	return oneLine(x.FirstCode)
+	return Escape(x.FirstCode)
 }
 
 func regionName(x probes.Region) string {
-	return x.File + ":" + strconv.Itoa(x.StartLine) + "-" + strconv.Itoa(x.EndLine)
+	return Escape(x.File) + ":" + strconv.Itoa(x.StartLine) + "-" + strconv.Itoa(x.EndLine)
 }
 
 func probesBroken(w io.Writer, r *probes.Report) {
@@ -135,7 +135,7 @@ func probesBroken(w io.Writer, r *probes.Report) {
 	fmt.Fprintf(w, "\nBROKEN %d (a file with one is never removed automatically: fix its markers by hand)\n", len(r.Broken))
 	t := table(w)
 	for _, b := range r.Broken {
-		fmt.Fprintf(t, "%s:%d\t%s\t%s\n", b.File, b.Line, b.Kind, b.Message)
+		fmt.Fprintf(t, "%s:%d\t%s\t%s\n", Escape(b.File), b.Line, b.Kind, Escape(b.Message))
 	}
 	t.Flush()
 }
@@ -150,7 +150,7 @@ func probesSkipped(w io.Writer, r *probes.Report) {
 		parts = append(parts, fmt.Sprintf("%d over 2 MiB", s.Large))
 	}
 	if s.Unreadable > 0 {
-		u := fmt.Sprintf("%d unreadable (%s", s.Unreadable, strings.Join(s.Paths, ", "))
+		u := fmt.Sprintf("%d unreadable (%s", s.Unreadable, Escape(strings.Join(s.Paths, ", ")))
 		if s.Unreadable > len(s.Paths) {
 			u += ", …"
 		}
@@ -164,7 +164,7 @@ func probesSkipped(w io.Writer, r *probes.Report) {
 func labelCounts(hs []probes.LabelCount) string {
 	parts := make([]string, len(hs))
 	for i, h := range hs {
-		parts[i] = fmt.Sprintf("%s %d", h.ID, h.Events)
+		parts[i] = fmt.Sprintf("%s %d", Escape(h.ID), h.Events)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -203,7 +203,7 @@ func probesJoined(w io.Writer, v ProbesView, scanned string) {
 		t := table(w)
 		fmt.Fprintln(t, "LOCATION\tEVENTS\tHYPOTHESES\tWHY")
 		for _, u := range s.Unmatched {
-			fmt.Fprintf(t, "%s\t%d\t%s\t%s\n", oneLine(u.Location), u.Events, labelCounts(u.Hypotheses), unmatchedWhy(u, s.Drift))
+			fmt.Fprintf(t, "%s\t%d\t%s\t%s\n", Escape(u.Location), u.Events, labelCounts(u.Hypotheses), unmatchedWhy(u, s.Drift))
 		}
 		t.Flush()
 	}
@@ -232,9 +232,9 @@ func unmatchedWhy(u probes.Unmatched, drift int) string {
 	case probes.UnmatchedNoRegion:
 		return fmt.Sprintf("no region within %d lines", drift)
 	case probes.UnmatchedAmbiguous:
-		return "ambiguous: " + strings.Join(u.Candidates, ", ")
+		return "ambiguous: " + Escape(strings.Join(u.Candidates, ", "))
 	}
-	return u.Reason
+	return Escape(u.Reason)
 }
 
 func probesRemoval(w io.Writer, v ProbesView, scanned string) {
@@ -276,14 +276,14 @@ func probesRemoval(w io.Writer, v ProbesView, scanned string) {
 		if m.Applied {
 			verb = "is left with"
 		}
-		fmt.Fprintf(w, "%s %s only white space (a helper file?); delete it if nothing imports it.\n", strings.Join(empty, ", "), verb)
+		fmt.Fprintf(w, "%s %s only white space (a helper file?); delete it if nothing imports it.\n", Escape(strings.Join(empty, ", ")), verb)
 	}
 	if m.Refused > 0 {
 		fmt.Fprintf(w, "\nREFUSED %s (left untouched)\n", plural(int64(m.Refused), "file", "files"))
 		t := table(w)
 		for _, f := range m.Files {
 			if f.Refused != "" {
-				fmt.Fprintf(t, "%s\tnot removed: %s\n", f.File, f.Refused)
+				fmt.Fprintf(t, "%s\tnot removed: %s\n", Escape(f.File), Escape(f.Refused))
 			}
 		}
 		t.Flush()

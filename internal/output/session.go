@@ -32,7 +32,7 @@ func Status(w io.Writer, in service.StatusInfo) {
 	if len(in.Hypotheses) > 0 {
 		parts := make([]string, len(in.Hypotheses))
 		for i, h := range in.Hypotheses {
-			parts[i] = fmt.Sprintf("%s %d", h.ID, h.Events)
+			parts[i] = fmt.Sprintf("%s %d", Escape(h.ID), h.Events)
 		}
 		ev += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -61,7 +61,7 @@ func Status(w io.Writer, in service.StatusInfo) {
 		warnings = append(warnings, "some records were rejected; each diagnostic below says why and where. Fix the call site and reproduce")
 	}
 	for _, s := range warnings {
-		fmt.Fprintln(w, "\nWARNING: "+s)
+		fmt.Fprintln(w, "\nWARNING: "+Escape(s))
 	}
 
 	if len(in.Diagnostics) == 0 {
@@ -80,9 +80,9 @@ func Status(w io.Writer, in service.StatusInfo) {
 		if d.ReceivedAt > 0 {
 			tm = UTCMillis(d.ReceivedAt)[11:]
 		}
-		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, tm, d.Source, d.Level, d.Position, oneLine(d.Reason))
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, tm, Escape(d.Source), Escape(d.Level), Escape(d.Position), Escape(d.Reason))
 		if d.Excerpt != "" {
-			fmt.Fprintf(t, "\t\t\t\texcerpt\t%s\n", oneLine(d.Excerpt))
+			fmt.Fprintf(t, "\t\t\t\texcerpt\t%s\n", Escape(d.Excerpt))
 		}
 	}
 	t.Flush()
