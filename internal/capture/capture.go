@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
@@ -97,13 +98,52 @@ func damaged(id, format string, a ...any) error {
 
 var idRE = regexp.MustCompile(`^c-[0-9a-f]{12}$`)
 
-// ParseID validates a capture id (c- and 12 lowercase hex digits).
-func ParseID(s string) (string, error) {
-	if !idRE.MatchString(s) {
-		return "", fmt.Errorf("%w: %q (capture ids look like c-3f2a9b1c0d4e; list them with debug-mode captures --session <id>)", ErrBadID, s)
-	}
-	return s, nil
+// MinRefDigits is the fewest hex digits that may name a capture, as with
+// git's short hashes.
+const MinRefDigits = 6
+
+var refRE = regexp.MustCompile(`^(?:[cC]-)?([0-9a-fA-F]*)$`)
+
+// RefError is text that cannot name a capture, and why.
+type RefError struct {
+	Ref, Reason string
 }
+
+func (e *RefError) Error() string { return fmt.Sprintf("%q %s", e.Ref, e.Reason) }
+
+func (e *RefError) Unwrap() error { return ErrBadID }
+
+// ParseRef checks what a caller typed for a capture: its id (c-3f2a9b1c0d4e),
+// the same without c-, or a prefix of at least MinRefDigits hex digits of
+// either, up to the whole SHA-256. It returns the hex digits, lower case;
+// Store.Resolve finds the one capture they name.
+func ParseRef(s string) (string, error) {
+	m := refRE.FindStringSubmatch(s)
+	switch {
+	case m == nil || len(m[1]) > 64:
+		return "", &RefError{s, "is not a capture id: capture ids look like c-3f2a9b1c0d4e (c- may be left out, and any unique prefix of at least 6 hex digits will do; list them with debug-mode captures --session <id>)"}
+	case len(m[1]) < MinRefDigits:
+		return "", &RefError{s, fmt.Sprintf("is too short to name a capture: give at least %d hex digits of its id, e.g. c-3f2a9b or 3f2a9b1c0d4e (list them with debug-mode captures --session <id>)", MinRefDigits)}
+	}
+	return strings.ToLower(m[1]), nil
+}
+
+// AmbiguousError is a prefix that more than one capture of the session has.
+type AmbiguousError struct {
+	Ref        string
+	Candidates []string // the ids that have it, sorted
+}
+
+func (e *AmbiguousError) Error() string {
+	list := e.Candidates
+	more := ""
+	if len(list) > 10 {
+		list, more = list[:10], fmt.Sprintf(" and %d more", len(e.Candidates)-10)
+	}
+	return fmt.Sprintf("capture %q is ambiguous: %d captures of this session start with it (%s%s); give more digits", e.Ref, len(e.Candidates), strings.Join(list, ", "), more)
+}
+
+func (e *AmbiguousError) Unwrap() error { return ErrBadID }
 
 // IDOf is the short id of a content hash (hex).
 func IDOf(sha string) string { return "c-" + sha[:12] }

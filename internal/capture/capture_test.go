@@ -159,10 +159,12 @@ func TestCaptureDamage(t *testing.T) {
 	}
 	t.Run("unknown and malformed ids", func(t *testing.T) {
 		e := newEnv(t)
-		if _, err := e.cs.Open(e.sess.ID(), "c-000000000000", OpenOptions{}); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("unknown id: %v", err)
+		for _, unknown := range []string{"c-000000000000", "C-000000000000", "000000"} {
+			if _, err := e.cs.Open(e.sess.ID(), unknown, OpenOptions{}); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("unknown id %q: %v", unknown, err)
+			}
 		}
-		for _, bad := range []string{"", "c-12", "C-000000000000", "../x", "c-00000000000g"} {
+		for _, bad := range []string{"", "c-12", "d-000000000000", "../x", "c-00000000000g"} {
 			if _, err := e.cs.Open(e.sess.ID(), bad, OpenOptions{}); !errors.Is(err, ErrBadID) {
 				t.Fatalf("id %q: %v", bad, err)
 			}

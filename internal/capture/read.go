@@ -85,8 +85,9 @@ func (cs *Store) verify(sessionID string, idx Index) error {
 // Open reads and checks a capture of the session: its content must match
 // its hash and its structure, in one streaming pass that also indexes the
 // events. A capture that does not is a *DamagedError.
+// id may be any form Resolve takes.
 func (cs *Store) Open(sessionID, id string, o OpenOptions) (*Capture, error) {
-	id, err := ParseID(id)
+	id, err := cs.Resolve(sessionID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -289,21 +290,9 @@ func (c *Capture) read(sessionID string, o OpenOptions) error {
 
 // List reads every capture of a session, checking each one, oldest first.
 func (cs *Store) List(sessionID string) ([]Summary, error) {
-	names, err := cs.root.ReadDirNames(Dir(sessionID))
-	if errors.Is(err, fs.ErrNotExist) {
-		return []Summary{}, nil
-	}
+	ids, err := cs.ids(sessionID)
 	if err != nil {
 		return nil, err
-	}
-	ids := map[string]bool{}
-	for _, n := range names {
-		if id, ok := strings.CutSuffix(n, ".ndjson"); ok && idRE.MatchString(id) {
-			ids[id] = true
-		}
-		if id, ok := strings.CutSuffix(n, ".json"); ok && idRE.MatchString(id) {
-			ids[id] = true
-		}
 	}
 	out := []Summary{}
 	for id := range ids {
@@ -331,4 +320,64 @@ func (cs *Store) List(sessionID string) ([]Summary, error) {
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// ids are the captures of a session, by their files (content or index).
+func (cs *Store) ids(sessionID string) (map[string]bool, error) {
+	names, err := cs.root.ReadDirNames(Dir(sessionID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".ndjson"); ok && idRE.MatchString(id) {
+			ids[id] = true
+		}
+		if id, ok := strings.CutSuffix(n, ".json"); ok && idRE.MatchString(id) {
+			ids[id] = true
+		}
+	}
+	return ids, nil
+}
+
+// Resolve finds the one capture of the session that ref names: its id, the
+// id without c-, or a unique prefix of at least MinRefDigits hex digits (more
+// than 12 are checked against the capture's SHA-256). A prefix several
+// captures share is an *AmbiguousError that lists them; a prefix none has is
+// ErrNotFound. A whole id is returned as it is (Open says whether it exists).
+func (cs *Store) Resolve(sessionID, ref string) (string, error) {
+	hex, err := ParseRef(ref)
+	if err != nil {
+		return "", err
+	}
+	if len(hex) == 12 {
+		return "c-" + hex, nil // a whole id: Open tells whether it exists
+	}
+	ids, err := cs.ids(sessionID)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for id := range ids {
+		if !strings.HasPrefix(id[2:], hex[:min(len(hex), 12)]) {
+			continue
+		}
+		if len(hex) > 12 {
+			if idx, err := cs.readIndex(sessionID, id); err == nil && !strings.HasPrefix(idx.SHA256, hex) {
+				continue // an unreadable index stays a candidate, so opening it reports the damage
+			}
+		}
+		found = append(found, id)
+	}
+	switch len(found) {
+	case 0:
+		return "", ErrNotFound
+	case 1:
+		return found[0], nil
+	}
+	sort.Strings(found)
+	return "", &AmbiguousError{Ref: ref, Candidates: found}
 }

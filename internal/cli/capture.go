@@ -15,16 +15,18 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
-// captureID validates a capture id flag.
+// captureID checks a capture flag before anything is asked of the service:
+// a capture id, with or without c-, or a prefix of at least 6 hex digits;
+// the service finds the capture it names (an ambiguous prefix lists the
+// captures that share it).
 func captureID(flag, v string) (string, error) {
 	if v == "" {
 		return "", usagef("%s is required: a capture id such as c-3f2a9b1c0d4e (list them with debug-mode captures --session <id>)", flag)
 	}
-	id, err := capture.ParseID(v)
-	if err != nil {
-		return "", usagef("%s %q is not a capture id; capture ids look like c-3f2a9b1c0d4e (see debug-mode captures --session <id>)", flag, v)
+	if _, err := capture.ParseRef(v); err != nil {
+		return "", usagef("%s %s", flag, err.Error())
 	}
-	return id, nil
+	return v, nil
 }
 
 type captureOptions struct {
@@ -47,7 +49,9 @@ locations and 1 MiB of source are frozen, busiest locations first; the output
 says when a bound was reached.
 
 The capture's id is the SHA-256 of its content (c- and the first 12 hex
-digits): capturing the same evidence again gives the same capture. It is
+digits): capturing the same evidence again gives the same capture. Every
+command that takes a capture id also takes it without c-, or any unique prefix
+of at least 6 hex digits (as git takes commit ids). It is
 written once, owner-only and read-only, and its hash is checked every time it
 is read; a capture that no longer matches is reported as damaged (exit code 7)
 and never used. Captures survive reset; clean deletes them with the session.
@@ -133,6 +137,9 @@ func captureWarnings(id string, out capture.Created) []string {
 // captureResult prints a logs page read from a capture: the same table, the
 // next page bound to the capture, and where the links are.
 func (o *logsOptions) captureResult(id, cid string, page store.Page) error {
+	if page.Version != "" {
+		cid = page.Version // the capture's whole id, whatever prefix named it
+	}
 	view := output.CaptureLogsView{LogsView: output.LogsView{Page: page, Warnings: []string{}}, Capture: cid,
 		Follow: output.CommandLine("follow", "--session", id, "--capture", cid) + " --seq <SEQ> --rel source"}
 	if page.Rejected > 0 {

@@ -82,7 +82,7 @@ func (o *diffOptions) run() error {
 	if res.After.Kind == "live" && res.After.Events == 0 {
 		v.Warnings = append(v.Warnings, "the live cycle holds no events: reproduce after the fix, then compare again")
 	}
-	if from == to {
+	if res.Before.Capture != "" && res.Before.Capture == res.After.Capture {
 		v.Warnings = append(v.Warnings, "--from and --to name the same capture")
 	}
 	return o.printer().Result("diff", v, func(w io.Writer) { output.Diff(w, v) })

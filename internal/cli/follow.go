@@ -93,7 +93,7 @@ func (o *followOptions) run() error {
 	}
 	v := output.FollowView{Followed: out}
 	if out.Page.Kind == "event" && len(out.Link.Targets) == 1 {
-		v.Next = output.CommandLine("follow", "--session", id, "--capture", cid, "--seq", strconv.FormatInt(out.Link.Targets[0].Seq, 10), "--rel", o.rel)
+		v.Next = output.CommandLine("follow", "--session", id, "--capture", out.Capture, "--seq", strconv.FormatInt(out.Link.Targets[0].Seq, 10), "--rel", o.rel)
 	}
 	return o.printer().Result("follow", v, func(w io.Writer) { output.Follow(w, v) })
 }

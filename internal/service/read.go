@@ -90,6 +90,12 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 	var page query.Page
 	var err error
 	if spec.Capture != "" {
+		// The cursor names the capture by its whole id, so a prefix that later
+		// becomes ambiguous cannot break a page.
+		if spec.Capture, err = s.captures().Resolve(sess.ID(), spec.Capture); err != nil {
+			s.failCapture(w, err)
+			return
+		}
 		page, err = s.captureQuery(r.Context(), sess, spec, pos)
 	} else {
 		page, err = query.Run(r.Context(), sess, spec, pos, cycle)
