@@ -15,12 +15,13 @@ import (
 
 type logsOptions struct {
 	*env
-	session string
-	filters filterFlags
-	offset  int
-	limit   int
-	cycle   int64
-	capture string
+	session  string
+	filters  filterFlags
+	offset   int
+	limit    int
+	cycle    int64
+	cycleSet bool // --cycle was given (0 is its default, not a cycle)
+	capture  string
 }
 
 func newLogsCmd(e *env) *cobra.Command {
@@ -41,7 +42,10 @@ label, and the command for the next page. A next-page command carries
   debug-mode logs --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --hypothesis H1 --hypothesis H2
   debug-mode logs --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --location cart.py --seq-from 100 --limit 20`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return o.run() },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.cycleSet = cmd.Flags().Changed("cycle")
+			return o.run()
+		},
 	}
 	cmd.Flags().StringVar(&o.session, "session", "", "session id (from debug-mode create)")
 	o.filters.register(cmd)
@@ -66,6 +70,9 @@ func (o *logsOptions) run() error {
 	}
 	if o.limit < 1 || o.limit > service.MaxLogsLimit {
 		return usagef("--limit must be between 1 and %d", service.MaxLogsLimit)
+	}
+	if o.cycleSet && o.cycle < 1 {
+		return usagef("--cycle %d is not a cycle: cycles count up from 1, one per reset; leave --cycle out to read the current one (debug-mode status --session %s shows it)", o.cycle, id)
 	}
 	var cid string
 	if o.capture != "" {

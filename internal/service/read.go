@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 
@@ -113,7 +114,10 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 
 // failRead maps reading errors; false when err is not one of them.
 func failRead(w http.ResponseWriter, err error) bool {
+	var nc *store.NoCycleError
 	switch {
+	case errors.As(err, &nc):
+		writeErr(w, http.StatusBadRequest, "bad_request", fmt.Sprintf("--cycle %d is not a cycle of this session: the current cycle is %d (cycles count up from 1, one per reset, and only the current one can be read); leave --cycle out to read it", nc.Asked, nc.Current))
 	case errors.Is(err, store.ErrStale):
 		writeErr(w, http.StatusConflict, "stale", err.Error()+"; pages and cursors from an earlier cycle cannot be continued: read again from the start")
 	case errors.Is(err, query.ErrCompile):

@@ -14,6 +14,16 @@ import (
 // ErrStale means the evidence was reset after the reader's version.
 var ErrStale = errors.New("evidence was reset")
 
+// NoCycleError is a cycle the session never had: below 1, or past the
+// current one. It is the reader's mistake, not a reset.
+type NoCycleError struct {
+	Asked, Current int64
+}
+
+func (e *NoCycleError) Error() string {
+	return fmt.Sprintf("cycle %d is not a cycle of this session: the current cycle is %d (cycles count up from 1, one per reset, and only the current one can be read)", e.Asked, e.Current)
+}
+
 // Filter selects events; the zero Filter selects every event.
 type Filter struct {
 	Hypotheses []string `json:"hypotheses,omitempty"` // any of these labels
@@ -62,6 +72,9 @@ func (s *Session) Snapshot(epoch int64) (*Snapshot, error) {
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, ErrNotFound
+	}
+	if epoch < 0 || epoch > s.meta.Epoch {
+		return nil, &NoCycleError{Asked: epoch, Current: s.meta.Epoch}
 	}
 	if epoch != 0 && epoch != s.meta.Epoch {
 		return nil, fmt.Errorf("%w: read in cycle %d, the session is now in cycle %d", ErrStale, epoch, s.meta.Epoch)
