@@ -93,8 +93,12 @@ func TestTemplatesLive(t *testing.T) {
 }
 
 type renderedTemplate struct {
-	Helper  string `json:"helper"`
-	Call    string `json:"call"`
+	Helper    string `json:"helper"`
+	Call      string `json:"call"`
+	Placement struct {
+		Helper     string `json:"helper"`
+		HelperFile string `json:"helperFile"`
+	} `json:"placement"`
 	Regions struct {
 		Start string `json:"start"`
 		End   string `json:"end"`
@@ -113,6 +117,10 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 	}
 	for k, v := range c.Fills {
 		tmpl.Helper, tmpl.Call = strings.ReplaceAll(tmpl.Helper, k, v), strings.ReplaceAll(tmpl.Call, k, v)
+	}
+	// The machine-readable placement is the one this program compiles with.
+	if own := tmpl.Placement.Helper == "own-file"; own != (c.HelperFile != "") || own && tmpl.Placement.HelperFile != c.HelperFile {
+		t.Fatalf("placement says helper %q in %q; this case saves it in %q", tmpl.Placement.Helper, tmpl.Placement.HelperFile, c.HelperFile)
 	}
 	if c.HelperFile != "" {
 		if err := os.WriteFile(filepath.Join(dir, c.HelperFile), []byte(tmpl.Helper), 0o644); err != nil {

@@ -32,7 +32,9 @@ schema, and where each piece may legally go.
 
 Templates are the same for every session. --session fills in that session's
 Ingest URL or Append Path; --section helper or --section call prints only that
-source, ready to redirect into a file.
+source, ready to redirect into a file. In --json, placement.helper is
+file-start, top-level or own-file; own-file means only a file of its own
+compiles, and placement.helperFile names it.
 
 Supported: ` + templates.SupportedText() + `.`,
 		Example: `  debug-mode template --language python --ingest file

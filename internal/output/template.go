@@ -11,7 +11,11 @@ import (
 
 // Template renders the four sections of the contract, plus placement.
 func Template(w io.Writer, t *templates.Template, probe, stored []evidence.SchemaField, filled bool) {
-	fmt.Fprintf(w, "%s + %s · data: %s · helper: %s · call: %s\n", t.DisplayName, t.Ingest, t.DataEncoding, t.Placement.Helper, t.Placement.Call)
+	helper := t.Placement.Helper
+	if t.Placement.HelperFile != "" {
+		helper += " " + t.Placement.HelperFile
+	}
+	fmt.Fprintf(w, "%s + %s · data: %s · helper: %s · call: %s\n", t.DisplayName, t.Ingest, t.DataEncoding, helper, t.Placement.Call)
 	if !t.VerifiedLive {
 		fmt.Fprintln(w, "NOTE: not yet verified live: no CI with this runtime has run its end-to-end test.")
 	}

@@ -3,7 +3,7 @@ package templates
 func init() {
 	// ext go.txt: a .go file here would be compiled as part of this module.
 	register(language{id: "go", display: "Go", ext: "go.txt", comment: "//", aliases: []string{"golang"},
-		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: "top-level", verifiedLive: true,
+		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: "own-file", helperFile: "agent_debug_log.go", verifiedLive: true,
 		extraPlaceholders: []Placeholder{{"__PACKAGE_NAME__", "the name in the package clause of the files beside the helper (main for a command)"}},
 		notes: []string{
 			"The helper is a complete file of its own, not a paste: its imports must open a file. Save it as agent_debug_log.go in each package you instrument (one file per package; agentLog is unexported, so it never joins the package's API), with __PACKAGE_NAME__ set to that package's name. Nothing needs importing at the call sites.",

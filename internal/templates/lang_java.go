@@ -2,7 +2,7 @@ package templates
 
 func init() {
 	register(language{id: "java", display: "Java", ext: "java", comment: "//", aliases: nil,
-		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: "top-level", verifiedLive: true,
+		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: "own-file", helperFile: "AgentDebugLog.java", verifiedLive: true,
 		extraPlaceholders: []Placeholder{{"__PACKAGE_NAME__", "the package of the directory AgentDebugLog.java is saved in, e.g. com.example.app (in the default package, delete the package line)"}},
 		notes: []string{
 			"The helper is a complete file of its own, not a paste: a public class needs its own file. Save it once per program as AgentDebugLog.java beside the code you instrument, with __PACKAGE_NAME__ set to that directory's package; calls in other packages import it (import com.example.app.AgentDebugLog;, in its own region). One per module in a multi-module build. Standard library only; compiles as Java 8 and later.",

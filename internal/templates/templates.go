@@ -21,8 +21,9 @@ const (
 
 // Placement says where the helper and calls may legally go.
 type Placement struct {
-	Helper string `json:"helper"` // file-start or top-level
-	Call   string `json:"call"`   // statement
+	Helper     string `json:"helper"`               // file-start, top-level, or own-file (only a file of its own compiles)
+	HelperFile string `json:"helperFile,omitempty"` // own-file: the name to save the helper as
+	Call       string `json:"call"`                 // statement
 }
 
 // Regions are the foldable markers around each inserted piece.
@@ -59,6 +60,7 @@ type language struct {
 	ingests                   []string
 	encoding                  string
 	helperPlacement           string
+	helperFile                string // with helperPlacement own-file
 	verifiedLive              bool
 	notes                     []string
 	ingestNotes               map[string][]string // notes for one transport only, after the shared ones
@@ -143,7 +145,7 @@ func (l language) render(ingest string) (*Template, error) {
 	}
 	t := &Template{
 		Language: l.id, DisplayName: l.display, Ingest: ingest, DataEncoding: l.encoding,
-		Placement:    Placement{Helper: l.helperPlacement, Call: "statement"},
+		Placement:    Placement{Helper: l.helperPlacement, HelperFile: l.helperFile, Call: "statement"},
 		Regions:      Regions{Start: l.comment + " #region agent log", End: l.comment + " #endregion"},
 		Helper:       helper,
 		Call:         call,
