@@ -41,10 +41,12 @@ func newProbesCmd(e *env) *cobra.Command {
 		Short: "List every agent log region in the code; check, join with evidence, or remove them",
 		Long: `List every "agent log" region in the source files under PATH (default: the
 current folder): file, first and last line, and its first line of code. Every
-template language's comment form counts (// #region agent log, # region agent
-log, #region agent log, /* #region agent log */, each closed by its
-#endregion). Broken markers (a start with no end, an end with no start, a
-region inside another) are reported with their line.
+template language's comment form counts (// #region agent log, //region agent
+log, # region agent log, # #region agent log, #region agent log, #pragma region
+agent log, /* #region agent log */, <!-- #region agent log -->, in any case,
+each closed by its #endregion or endregion). Broken markers (a start with no
+end, an end with no start, a region inside another, a comment that mentions
+"region agent log" but is no marker) are reported with their line.
 
 Skipped: .git, dependency and build folders (node_modules, vendor, target,
 build, dist, bin, obj, .venv, __pycache__, …), links, binary files, files over

@@ -94,3 +94,29 @@ func TestGenerateBenchTree(t *testing.T) {
 	}
 	t.Logf("wrote %d source files with %d regions to %s", benchFiles, n, dir)
 }
+
+// BenchmarkParse measures the marker parser alone on a 3 MiB source of
+// ordinary code in which every tenth line is a region marker, a region-like
+// comment or a line that merely mentions the word region, so the classifier,
+// not the file system, is what is timed.
+func BenchmarkParse(b *testing.B) {
+	lines := []string{
+		"// #region agent log H1", "    agentLog(\"H1\", \"f:1\", \"m\", null)", "// #endregion",
+		"# region helpers", "# endregion", "    let region = regions[i] // pick a region",
+		"    value = compute(value, other) // ordinary code line",
+	}
+	var src strings.Builder
+	for i := 0; src.Len() < 3<<20; i++ {
+		if i%10 == 0 {
+			src.WriteString(lines[(i/10)%len(lines)])
+		} else {
+			src.WriteString(lines[len(lines)-1])
+		}
+		src.WriteByte('\n')
+	}
+	data := []byte(src.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		parse(data)
+	}
+}

@@ -2,65 +2,172 @@
 // agent pasted into source code, reports broken ones, joins regions with the
 // events a session received, and removes well-formed regions exactly.
 //
-// A region is a start marker line, the probe code, and an end marker line,
-// written in the file's own comment syntax: "// #region agent log" and
-// "// #endregion" (C family, JavaScript/TypeScript, Go, Rust, Swift, Java,
-// Kotlin, C#, PHP), "# region agent log" and "# endregion" (Python, Ruby,
-// PowerShell), "#region agent log" and "#endregion" (C# preprocessor,
-// PowerShell), or "/* #region agent log */" and "/* #endregion */".
+// A region is a start marker line, the probe code, and an end marker line.
+// A marker is a line of its own: an optional comment opener ("//", "/*",
+// "#", "--", "<!--", "<#"), an optional "#" (or "#pragma"), then "region
+// agent log" or "endregion" (or "end region"), in any of lower, title or
+// upper case, with any white space between the words, and the block
+// comment's closer, if any, at the end. So "// #region agent log",
+// "//region agent log", "# region agent log", "# #region agent log",
+// "#region agent log" (C#, PowerShell), "#pragma region agent log" (C, C++),
+// "/* #region agent log */" and "<!-- #region agent log -->" (Vue, Svelte,
+// PHP templates) all start a region, and "#endregion", "// endregion",
+// "# #endregion agent log" … all end one.
 //
 // Regions are flat: the first end marker after a start closes it. Other
 // named regions ("#region Helpers" … "#endregion") are tracked only so that
-// their end markers are not mistaken for ours.
+// their end markers are not mistaken for ours. A line that mentions "region
+// agent log" in a comment without being a marker is reported as broken, so
+// a misspelt marker is never invisible.
 package probes
 
 // markerKind is what one line is to the ledger.
 type markerKind uint8
 
 const (
-	notMarker  markerKind = iota
-	agentStart            // #region agent log
-	otherStart            // #region <anything else>
-	regionEnd             // #endregion
+	notMarker    markerKind = iota
+	agentStart              // #region agent log
+	otherStart              // #region <anything else>
+	regionEnd               // #endregion
+	agentMention            // a comment that mentions "region agent log" but is no marker
 )
 
 // classifyLine recognises a whole-line region marker. label is the text
 // after "agent log" on a start marker (often the hypothesis), trimmed.
 func classifyLine(line []byte) (kind markerKind, label string) {
-	s := trimSpace(line)
-	block := false
+	kind, lb := classifyMarker(trimSpace(line))
+	if (kind == notMarker || kind == otherStart) && mentionsAgentLog(line) {
+		return agentMention, ""
+	}
+	return kind, string(lb)
+}
+
+// classifyMarker reads a trimmed line as a marker.
+func classifyMarker(s []byte) (markerKind, []byte) {
+	closer := ""
 	switch {
 	case hasPrefix(s, "//"):
 		s = trimLeftByte(s, '/')
 	case hasPrefix(s, "/*"):
-		s, block = s[2:], true
+		s, closer = trimLeftByte(s[2:], '*'), "*/"
+	case hasPrefix(s, "<!--"):
+		s, closer = s[4:], "-->"
+	case hasPrefix(s, "<#"):
+		s, closer = s[2:], "#>"
+	case hasPrefix(s, "--"):
+		s = trimLeftByte(s, '-')
+	case hasPrefix(s, "#"):
+		s = trimLeftByte(s, '#') // "#region", "# region", "## region"
+	default:
+		return notMarker, nil
 	}
-	s = trimLeftSpace(s)
-	if len(s) == 0 || s[0] != '#' {
-		return notMarker, ""
-	}
-	s = trimLeftSpace(s[1:])
-	if block {
-		if i := lastIndex(s, "*/"); i >= 0 {
-			s = trimSpace(s[:i])
+	if closer != "" {
+		if i := lastIndex(s, closer); i >= 0 {
+			s = s[:i]
 		}
 	}
+	s = trimSpace(s)
+	if len(s) > 0 && s[0] == '#' { // "// #region", "# #region", "/* #region"
+		s = trimLeftSpace(s[1:])
+	}
+	if _, rest, ok := keyword(s, "pragma"); ok { // "#pragma region" (C, C++)
+		s = trimLeftSpace(rest)
+	}
 	if _, _, ok := keyword(s, "endregion"); ok {
-		return regionEnd, ""
+		return regionEnd, nil
+	}
+	if _, rest, ok := keyword(s, "end"); ok {
+		if _, _, ok := keyword(trimLeftSpace(rest), "region"); ok {
+			return regionEnd, nil
+		}
 	}
 	_, rest, ok := keyword(s, "region")
 	if !ok {
-		return notMarker, ""
+		return notMarker, nil
 	}
-	rest = trimLeftSpace(rest)
-	if !hasFoldPrefix(rest, "agent log") {
-		return otherStart, ""
+	after, ok := agentLogWords(trimLeftSpace(rest), false)
+	if !ok || len(after) > 0 && isWordByte(after[0]) {
+		return otherStart, nil // "agent logger", "agent logs": someone else's region
 	}
-	after := rest[len("agent log"):]
-	if len(after) > 0 && isWordByte(after[0]) {
-		return otherStart, "" // "agent logger", "agent logs": someone else's region
+	return agentStart, trimLabel(after)
+}
+
+// agentLogWords matches "agent" and "log" at the start of s, in any case,
+// separated by white space (or "_" or "-"; with loose, by any run of
+// non-word bytes, none included) and returns what follows.
+func agentLogWords(s []byte, loose bool) ([]byte, bool) {
+	if !hasFoldPrefix(s, "agent") {
+		return nil, false
 	}
-	return agentStart, string(trimLabel(after))
+	s = s[5:]
+	n := 0
+	for n < len(s) && (loose && !isWordByte(s[n]) || isSpace(s[n]) || s[n] == '_' || s[n] == '-') {
+		n++
+	}
+	if n == 0 && !loose || !hasFoldPrefix(s[n:], "log") {
+		return nil, false
+	}
+	return s[n+3:], true
+}
+
+// mentionsAgentLog says whether a line has "region agent log" (in any case,
+// with anything but letters and digits between the words, and "log" ending
+// a word) after a comment opener: a marker someone meant to write.
+func mentionsAgentLog(line []byte) bool {
+	for i := 0; i+len("region") <= len(line); i++ {
+		j := indexFold(line[i:], "region")
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i + len("region")
+		for k < len(line) && !isWordByte(line[k]) {
+			k++
+		}
+		if after, ok := agentLogWords(line[k:], true); ok && (len(after) == 0 || !isWordByte(after[0])) && commentBefore(line[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentBefore says whether s holds a comment opener (or is the inside of
+// a block comment: a line that starts with "*").
+func commentBefore(s []byte) bool {
+	t := trimLeftSpace(s)
+	if len(t) > 0 && t[0] == '*' {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '#':
+			return true
+		case '/':
+			if i+1 < len(s) && (s[i+1] == '/' || s[i+1] == '*') {
+				return true
+			}
+		case '-':
+			if i+1 < len(s) && s[i+1] == '-' {
+				return true
+			}
+		case '<':
+			if i+3 < len(s) && string(s[i:i+4]) == "<!--" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// indexFold is the index of the first ASCII case-insensitive match of the
+// lower-case word in s, or -1.
+func indexFold(s []byte, word string) int {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if c := s[i] | 0x20; c == word[0] && hasFoldPrefix(s[i:], word) {
+			return i
+		}
+	}
+	return -1
 }
 
 // keyword matches an ASCII case-insensitive word at the start of s that is

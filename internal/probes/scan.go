@@ -40,7 +40,7 @@ func (r Region) Lines() int { return r.EndLine - r.StartLine + 1 }
 type Broken struct {
 	File        string `json:"file"`
 	Line        int    `json:"line"`
-	Kind        string `json:"kind"` // unclosed, unopened, nested
+	Kind        string `json:"kind"` // unclosed, unopened, nested, misspelt
 	Message     string `json:"message"`
 	RelatedLine int    `json:"relatedLine,omitempty"` // nested: where the enclosing region starts
 }
@@ -193,6 +193,8 @@ func faultMessage(f fault) string {
 		return "end marker with no region start before it"
 	case BrokenNested:
 		return fmt.Sprintf("agent log region starts inside the one opened at line %d", f.related)
+	case BrokenMisspelt:
+		return `mentions "region agent log" but is no marker: put the marker alone on its own comment line, or delete it`
 	}
 	return f.kind
 }
