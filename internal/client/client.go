@@ -31,6 +31,12 @@ import (
 // ServiceCommand is the hidden subcommand that runs the service.
 const ServiceCommand = "__service"
 
+// StartError is a service that could not start, with the reason it gave.
+// Trying again cannot help until the cause is fixed.
+type StartError struct{ Reason string }
+
+func (e *StartError) Error() string { return "the debug-mode service cannot start: " + e.Reason }
+
 // Error is an answer from the service that is not a success.
 type Error struct {
 	Status int
@@ -57,6 +63,9 @@ func New() (*Client, error) {
 	}
 	root, err := safefs.OpenRoot(path)
 	if err != nil {
+		if msg, ok := service.Refusal(err); ok {
+			return nil, errors.New(msg)
+		}
 		return nil, fmt.Errorf("state directory %s: %w", path, err)
 	}
 	c := &Client{root: root, hc: &http.Client{Timeout: 120 * time.Second, Transport: &http.Transport{Proxy: nil, DisableCompression: true}}}
@@ -109,7 +118,7 @@ func needsService(err error) bool {
 	}
 	var e *Error
 	if errors.As(err, &e) {
-		return e.Code == "build_mismatch" || e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
+		return e.Code == "build_mismatch" || e.Code == service.RetiredCode || e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
 	}
 	return true // connection refused, reset, timeout: nothing healthy there
 }
@@ -292,17 +301,21 @@ func (c *Client) spawn() error {
 	cmd.Process.Release()
 	r.SetReadDeadline(time.Now().Add(15 * time.Second))
 	line, err := bufio.NewReader(r).ReadString('\n')
-	switch strings.TrimSpace(line) {
+	line = strings.TrimSpace(line)
+	switch line {
 	case service.ReadyLine:
 		return nil
 	case service.BusyLine:
 		c.waitLockFree(2 * time.Second)
 		return nil // the next attempt finds or replaces the holder
 	}
+	if why, ok := strings.CutPrefix(line, strings.TrimSpace(service.FailedPrefix)); ok {
+		return &StartError{Reason: strings.TrimSpace(why)}
+	}
 	if err != nil {
 		return errors.New("the debug-mode service did not become ready in time; run debug-mode stop and try again")
 	}
-	return errors.New("the debug-mode service failed to start: " + strings.TrimSpace(line))
+	return &StartError{Reason: line}
 }
 
 // Stop stops the running service, if any, and waits until it is gone. It

@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,13 +33,10 @@ import (
 // ErrSymlink is wrapped by every error caused by a symbolic link on the path.
 var ErrSymlink = errors.New("symbolic link refused")
 
-// ErrUnsafe is wrapped when the root is not a directory, is owned by another
-// user, or cannot be made private.
+// ErrUnsafe is wrapped when the root, or anything beneath it, is not what
+// it must be: owned by another user, of the wrong type, or impossible to
+// make private. Explain turns such an error into words.
 var ErrUnsafe = errors.New("unsafe state directory")
-
-// errNotRegular is returned when a file operation meets a directory, FIFO,
-// device or socket: state files are always regular files.
-var errNotRegular = errors.New("not a regular file")
 
 const (
 	// dirFlags opens a directory for use as a dirfd, refusing a final symlink.
@@ -80,8 +78,9 @@ func haveOpenat2(dirfd int) bool {
 // so renaming things above the root cannot redirect operations.
 // Close must not race with other methods.
 type Root struct {
-	path string
-	fd   int
+	path     string
+	fd       int
+	onRepair func(Repair)
 }
 
 // OpenRoot creates path if missing (and its parents, 0700), verifies that it
@@ -108,7 +107,7 @@ func OpenRoot(path string) (*Root, error) {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return fail(ErrSymlink)
 	case !fi.IsDir():
-		return fail(fmt.Errorf("%w: not a directory", ErrUnsafe))
+		return fail(unsafeError("is not a directory"))
 	}
 	fd, err := unix.Open(path, dirFlags, 0)
 	if err == unix.ENOTDIR || err == unix.ELOOP { // swapped for a link since Lstat
@@ -132,14 +131,14 @@ func checkPrivate(fd int) error {
 		return err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return fmt.Errorf("%w: not a directory", ErrUnsafe)
+		return unsafeError("is not a directory")
 	}
-	if uid := os.Getuid(); int(st.Uid) != uid {
-		return fmt.Errorf("%w: owned by uid %d, not %d", ErrUnsafe, st.Uid, uid)
+	if int(st.Uid) != os.Getuid() {
+		return otherOwner(st.Uid)
 	}
 	if st.Mode&0o077 != 0 {
 		if err := unix.Fchmod(fd, 0o700); err != nil {
-			return fmt.Errorf("%w: cannot restrict mode %#o: %v", ErrUnsafe, st.Mode&0o777, err)
+			return unsafeError(fmt.Sprintf("is open to other users (mode %#o) and cannot be made private: %v", st.Mode&0o777, err))
 		}
 	}
 	return nil
@@ -186,12 +185,19 @@ func split(rel string) (dirs []string, name string, err error) {
 }
 
 // fail wraps a non-nil error with op and the full path, turning ELOOP (the
-// kernel's answer to a refused link) into ErrSymlink.
+// kernel's answer to a refused link) into ErrSymlink with the path of the
+// link itself. An error that already names its path is returned as it is.
 func (r *Root) fail(op, rel string, err error) error {
-	if err == nil {
+	var pe *fs.PathError
+	switch {
+	case err == nil:
 		return nil
-	}
-	if err == unix.ELOOP {
+	case errors.As(err, &pe):
+		return err
+	case err == unix.ELOOP || err == ErrSymlink:
+		if dirs, name, serr := split(rel); serr == nil && name != "." {
+			rel = r.linkOnPath(strings.Join(append(dirs, name), "/"))
+		}
 		err = ErrSymlink
 	}
 	return &fs.PathError{Op: op, Path: filepath.Join(r.path, rel), Err: err}
@@ -199,7 +205,9 @@ func (r *Root) fail(op, rel string, err error) error {
 
 // resolve validates rel and opens its parent directory without following any
 // symlink. The caller closes dirfd and acts on name with *at calls using
-// O_NOFOLLOW or AT_SYMLINK_NOFOLLOW, which guards the final component.
+// O_NOFOLLOW or AT_SYMLINK_NOFOLLOW, which guards the final component. The
+// parent must be ours (one open to other users is made private), so every
+// directory is checked whenever something in it is used.
 func (r *Root) resolve(op, rel string) (dirfd int, name string, err error) {
 	dirs, name, err := split(rel)
 	if err != nil {
@@ -207,6 +215,10 @@ func (r *Root) resolve(op, rel string) (dirfd int, name string, err error) {
 	}
 	dirfd, err = r.openDir(dirs)
 	if err != nil {
+		return -1, "", r.fail(op, rel, err)
+	}
+	if err := r.checkDirFd(dirfd, strings.Join(dirs, "/")); err != nil {
+		unix.Close(dirfd)
 		return -1, "", r.fail(op, rel, err)
 	}
 	return dirfd, name, nil
@@ -274,6 +286,9 @@ func (r *Root) OpenFile(rel string, flag int, perm os.FileMode) (*os.File, error
 	var st unix.Stat_t
 	if err = unix.Fstat(fd, &st); err == nil && flag&unix.O_DIRECTORY == 0 && st.Mode&unix.S_IFMT != unix.S_IFREG {
 		err = errNotRegular
+	}
+	if err == nil {
+		err = r.checkOwned(fd, rel, &st)
 	}
 	if err == nil && flag&unix.O_NONBLOCK == 0 {
 		err = unix.SetNonblock(fd, false)
@@ -353,8 +368,9 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 // WriteFileAtomic replaces rel with data so readers see the old or the new
 // content, never a partial write: it writes a 0600 temp file in the same
 // directory, fsyncs it, renames it over rel and fsyncs the directory.
-// An existing symlink or non-regular file at rel is refused rather than
-// replaced, since its presence means something tampered with the directory.
+// An existing symlink, non-regular file or file of another user at rel is
+// refused rather than replaced, since its presence means something tampered
+// with the directory.
 func (r *Root) WriteFileAtomic(rel string, data []byte) error {
 	return r.writeAtomic(rel, data, true)
 }
@@ -380,6 +396,8 @@ func (r *Root) writeAtomic(rel string, data []byte, durable bool) error {
 		return r.fail(op, rel, ErrSymlink)
 	case err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return r.fail(op, rel, errNotRegular)
+	case err == nil && int(st.Uid) != os.Getuid():
+		return r.fail(op, rel, otherOwner(st.Uid))
 	case err != nil && err != unix.ENOENT:
 		return r.fail(op, rel, err)
 	}
@@ -435,6 +453,9 @@ func (r *Root) Stat(rel string) (os.FileInfo, error) {
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, r.fail("stat", rel, ErrSymlink)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil, r.fail("stat", rel, otherOwner(st.Uid))
 	}
 	return fi, nil
 }

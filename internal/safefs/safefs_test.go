@@ -3,6 +3,7 @@ package safefs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -211,12 +212,14 @@ func TestSymlinkIntermediate(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rel := range []string{"link/secret", "link/new", "d/link/secret", "d/link/new/deeper"} {
+			// The error names the link itself: the path to remove.
+			link := filepath.Join(r.Path(), rel[:strings.Index(rel, "link")+len("link")])
 			for name, op := range ops(r) {
 				err := op(rel)
 				if !errors.Is(err, ErrSymlink) {
 					t.Errorf("%s(%q) = %v, want ErrSymlink", name, rel, err)
-				} else if !strings.Contains(err.Error(), rel) {
-					t.Errorf("%s(%q) error %q does not name the path", name, rel, err)
+				} else if got := Explain(err); got != link+" is a symbolic link" {
+					t.Errorf("%s(%q): Explain = %q, want the link %s named", name, rel, got, link)
 				}
 			}
 		}
@@ -441,4 +444,187 @@ func TestRemoveAll(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLoosePermissionsRepaired: a directory or file of ours that is open to
+// other users (chmod 0777 / 0666, a loose umask) is made private as soon as
+// it is used, and every repair is reported.
+func TestLoosePermissionsRepaired(t *testing.T) {
+	bothResolvers(t, func(t *testing.T) {
+		r := newRoot(t)
+		var repairs []string
+		r.SetRepairLog(func(x Repair) { repairs = append(repairs, fmt.Sprintf("%s %#o->%#o", x.Rel, x.From, x.To)) })
+		if err := r.MkdirAll("sessions/s"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteFileAtomic("sessions/s/events", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		base := r.Path()
+		for p, m := range map[string]os.FileMode{"sessions": 0o777, "sessions/s": 0o777, "sessions/s/events": 0o666} {
+			if err := os.Chmod(filepath.Join(base, p), m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Using the session directory repairs sessions/ (its parent) and
+		// itself; opening the file repairs the file.
+		if _, err := r.Identify("sessions/s"); err != nil {
+			t.Fatal(err)
+		}
+		f, err := r.OpenFile("sessions/s/events", os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		for p, want := range map[string]fs.FileMode{"sessions": 0o700, "sessions/s": 0o700, "sessions/s/events": 0o600} {
+			if m := mode(t, filepath.Join(base, p)); m != want {
+				t.Errorf("%s has mode %#o, want %#o", p, m, want)
+			}
+		}
+		want := []string{"sessions 0777->0700", "sessions/s 0777->0700", "sessions/s/events 0666->0600"}
+		if !slices.Equal(repairs, want) {
+			t.Errorf("repairs reported %q, want %q", repairs, want)
+		}
+		// A read-only file keeps being read-only (captures are 0400).
+		writeFile(t, filepath.Join(base, "ro"), "x")
+		os.Chmod(filepath.Join(base, "ro"), 0o444)
+		if _, err := r.ReadFile("ro"); err != nil {
+			t.Fatal(err)
+		}
+		if m := mode(t, filepath.Join(base, "ro")); m != 0o400 {
+			t.Errorf("read-only file now %#o, want 0400", m)
+		}
+	})
+}
+
+// TestOtherOwnerRefused: a file or directory in the state directory that
+// belongs to another user is refused by every operation that would use it,
+// and the refusal names it; deleting it is still possible.
+func TestOtherOwnerRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	const nobody = 65534
+	bothResolvers(t, func(t *testing.T) {
+		r := newRoot(t)
+		base := r.Path()
+		if err := r.MkdirAll("theirs"); err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range []string{"file", "theirs/inner"} {
+			if err := r.WriteFileAtomic(rel, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, rel := range []string{"file", "theirs"} {
+			if err := os.Lchown(filepath.Join(base, rel), nobody, nobody); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for rel, named := range map[string]string{"file": "file", "theirs/inner": "theirs", "theirs": "theirs"} {
+			checks := map[string]error{}
+			_, checks["Identify"] = r.Identify(rel)
+			_, checks["Stat"] = r.Stat(rel)
+			if rel != "theirs" {
+				_, checks["ReadFile"] = r.ReadFile(rel)
+				_, checks["OpenFile"] = r.OpenFile(rel, os.O_RDWR|os.O_APPEND, 0)
+				checks["WriteFileAtomic"] = r.WriteFileAtomic(rel, []byte("y"))
+			} else {
+				_, checks["ReadDirNames"] = r.ReadDirNames(rel)
+			}
+			want := filepath.Join(base, named) + " belongs to uid 65534, not to you (uid 0)"
+			for name, err := range checks {
+				if !errors.Is(err, ErrUnsafe) || Explain(err) != want {
+					t.Errorf("%s(%q) = %v (%q), want a refusal: %q", name, rel, err, Explain(err), want)
+				}
+			}
+		}
+		if got, _ := os.ReadFile(filepath.Join(base, "file")); string(got) != "x" {
+			t.Errorf("the other user's file was changed: %q", got)
+		}
+		for _, rel := range []string{"file", "theirs"} {
+			if err := r.RemoveAll(rel); err != nil {
+				t.Errorf("RemoveAll(%q) = %v", rel, err)
+			}
+		}
+		if names, _ := r.ReadDirNames("."); len(names) != 0 {
+			t.Errorf("left behind: %v", names)
+		}
+	})
+}
+
+// TestIdentify: the identity of a path is that of the file opened through
+// it until the path is replaced; a link there is refused, not followed.
+func TestIdentify(t *testing.T) {
+	bothResolvers(t, func(t *testing.T) {
+		r := newRoot(t)
+		r.Mkdir("d")
+		f, err := r.OpenFile("d/f", os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		opened, err := IDOf(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := r.Identify("d/f"); err != nil || id != opened {
+			t.Errorf("Identify = %v, %v; want %v", id, err, opened)
+		}
+		base := r.Path()
+		os.Rename(filepath.Join(base, "d/f"), filepath.Join(base, "d/old"))
+		writeFile(t, filepath.Join(base, "d/f"), "new")
+		if id, err := r.Identify("d/f"); err != nil || id == opened {
+			t.Errorf("after replacement Identify = %v, %v; want another file than %v", id, err, opened)
+		}
+		outside, intact := outsideTree(t)
+		os.Remove(filepath.Join(base, "d/f"))
+		os.Symlink(filepath.Join(outside, "secret"), filepath.Join(base, "d/f"))
+		if _, err := r.Identify("d/f"); !errors.Is(err, ErrSymlink) {
+			t.Errorf("Identify(link) = %v, want ErrSymlink", err)
+		}
+		if ok, err := r.Exists("d/f"); !ok || err != nil {
+			t.Errorf("Exists(link) = %v, %v; want true", ok, err)
+		}
+		if ok, err := r.Exists("d/missing"); ok || err != nil {
+			t.Errorf("Exists(missing) = %v, %v; want false", ok, err)
+		}
+		intact()
+	})
+}
+
+// TestReplaced: moving, deleting or replacing the root is noticed.
+func TestReplaced(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		replace func(path string) error
+	}{
+		{"moved", func(p string) error { return os.Rename(p, p+".old") }},
+		{"deleted", os.RemoveAll},
+		{"copied back", func(p string) error {
+			if err := os.Rename(p, p+".old"); err != nil {
+				return err
+			}
+			return os.Mkdir(p, 0o700)
+		}},
+		{"link", func(p string) error {
+			if err := os.Rename(p, p+".old"); err != nil {
+				return err
+			}
+			return os.Symlink(p+".old", p)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRoot(t)
+			if r.Replaced() {
+				t.Fatal("Replaced before anything happened")
+			}
+			if err := c.replace(r.Path()); err != nil {
+				t.Fatal(err)
+			}
+			if !r.Replaced() {
+				t.Error("Replaced = false")
+			}
+		})
+	}
 }

@@ -2,14 +2,17 @@ package service
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"golang.org/x/net/netutil"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
@@ -155,14 +158,20 @@ func (s *Server) handleClean(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.store.Clean(id); err != nil {
+		var pe *fs.PathError
+		if errors.Is(err, fs.ErrPermission) && errors.As(err, &pe) {
+			// Only a directory of another user has entries we cannot delete.
+			s.cfg.Log.Printf("clean: %v", err)
+			writeErr(w, http.StatusInternalServerError, "unsafe", "session "+id+" cannot be deleted: something in "+
+				filepath.Join(s.cfg.Root.Path(), statedir.SessionDir(id))+" belongs to another user; remove it as root (sudo rm -r "+
+				quotePath(filepath.Join(s.cfg.Root.Path(), statedir.SessionDir(id)))+")")
+			return
+		}
 		s.fail(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"sessionId": id})
 }
-
-// unsafeSessionMsg explains a refused redirection without naming files.
-const unsafeSessionMsg = "this session's storage was redirected by a symbolic link or changed ownership and is refused; delete it with debug-mode clean --session <id> and create a new one"
 
 // fail maps store errors to API errors; internals go to the log only.
 func (s *Server) fail(w http.ResponseWriter, err error) {
@@ -176,7 +185,11 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		writeErr(w, http.StatusNotFound, "not_found", "no session with that id")
 	case errors.Is(err, safefs.ErrSymlink), errors.Is(err, safefs.ErrUnsafe):
 		s.cfg.Log.Printf("refused: %v", err)
-		writeErr(w, http.StatusInternalServerError, "unsafe", unsafeSessionMsg)
+		msg, ok := Refusal(err)
+		if !ok {
+			msg = "the state directory refused to use a file: " + err.Error()
+		}
+		writeErr(w, http.StatusInternalServerError, "unsafe", msg)
 	default:
 		s.cfg.Log.Printf("error: %v", err)
 		writeErr(w, http.StatusInternalServerError, "internal", "the evidence store failed; see debug-mode status, or try again")

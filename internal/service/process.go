@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,8 +47,9 @@ type Endpoint struct {
 
 // Ready lines written to the readiness pipe.
 const (
-	ReadyLine = "ready"
-	BusyLine  = "busy" // another service holds the lock
+	ReadyLine    = "ready"
+	BusyLine     = "busy"     // another service holds the lock
+	FailedPrefix = "failed: " // then why, in one line that names what to do
 )
 
 // LockFile takes an exclusive flock on a file under root. With wait false it
@@ -75,30 +77,39 @@ func LockFile(root *safefs.Root, name string, wait bool) (*os.File, error) {
 }
 
 // RunProcess is the body of the hidden service process. ready receives one
-// line when the service is listening (or knows it must not run); it never
-// writes to the CLI's stdout or stderr.
+// line when the service is listening (or knows it must not run, or
+// FailedPrefix and why it cannot start); it never writes to the CLI's
+// stdout or stderr.
 func RunProcess(ready *os.File) int {
 	signalReady := func(line string) {
 		if ready != nil {
-			ready.WriteString(line + "\n")
+			ready.WriteString(strings.ReplaceAll(line, "\n", " ") + "\n")
 			ready.Close()
 			ready = nil
 		}
 	}
-	defer signalReady("failed")
+	var root *safefs.Root
+	logger := log.New(os.Stderr, "", 0)
+	fail := func(what string, err error) int {
+		logger.Printf("%s: %v", what, err)
+		signalReady(FailedPrefix + startFailure(root, what, err))
+		return 1
+	}
+	defer signalReady(FailedPrefix + "it stopped before it was ready (see the service log)")
 	// A soft memory ceiling: the collector works harder before the service
 	// grows past what an agent's machine should spend on it.
 	debug.SetMemoryLimit(MemoryLimit)
 	path, err := statedir.Path()
 	if err != nil {
-		return 1
+		return fail("state directory", err)
 	}
-	root, err := safefs.OpenRoot(path)
+	root, err = safefs.OpenRoot(path)
 	if err != nil {
-		return 1
+		return fail("state directory", err)
 	}
 	defer root.Close()
-	logger := openLog(root)
+	logger = openLog(root)
+	root.SetRepairLog(func(r safefs.Repair) { logRepair(logger, r) })
 	lock, err := LockFile(root, statedir.ServiceLock, false)
 	if err != nil {
 		signalReady(BusyLine)
@@ -112,8 +123,7 @@ func RunProcess(ready *os.File) int {
 	}
 	ln, err := listen(ep.Port)
 	if err != nil {
-		logger.Printf("listen: %v", err)
-		return 1
+		return fail("listening on 127.0.0.1", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	if ep.Port != 0 && port != ep.Port {
@@ -122,13 +132,11 @@ func RunProcess(ready *os.File) int {
 	token := randomToken()
 	build := buildinfo.ID()
 	if err := writeFileJSON(root, statedir.Endpoint, Endpoint{Port: port}); err != nil {
-		logger.Printf("endpoint: %v", err)
-		return 1
+		return fail("writing "+statedir.Endpoint, err)
 	}
 	disc := Discovery{PID: os.Getpid(), Port: port, Token: token, Build: build, Version: buildinfo.FullVersion(), StartedAt: time.Now().UnixMilli()}
 	if err := writeFileJSON(root, statedir.Discovery, disc); err != nil {
-		logger.Printf("discovery: %v", err)
-		return 1
+		return fail("writing "+statedir.Discovery, err)
 	}
 	idle := DefaultIdle
 	if v := os.Getenv(IdleEnv); v != "" {
@@ -138,8 +146,7 @@ func RunProcess(ready *os.File) int {
 	}
 	srv, err := New(Config{Root: root, IdleTimeout: idle, Build: build, Version: disc.Version, Token: token, Log: logger})
 	if err != nil {
-		logger.Printf("store: %v", err)
-		return 1
+		return fail("opening the evidence store", err)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -165,6 +172,11 @@ func RunProcess(ready *os.File) int {
 		return 1
 	}
 	return 0
+}
+
+// logRepair records a permission made private again.
+func logRepair(l *log.Logger, r safefs.Repair) {
+	l.Printf("%s was open to other users (mode %#o); made it private (%#o)", r.Path, r.From, r.To)
 }
 
 // listen binds loopback, preferring the port used last.

@@ -26,6 +26,10 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
+// RetiredCode is the control error of a service whose state directory was
+// replaced; the client starts a new service and sends the request again.
+const RetiredCode = "retired"
+
 // Limits of the loopback server.
 const (
 	MaxBodyBytes        = 8 << 20
@@ -72,6 +76,8 @@ type Server struct {
 	bodies   chan struct{} // ingest bodies being read or processed
 	muxOnce  sync.Once
 	mux      *http.ServeMux
+	ln       net.Listener
+	retired  atomic.Bool // the state directory was replaced: see retire
 }
 
 // New makes a server; call Serve with a loopback listener.
@@ -92,6 +98,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
 	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies)}
+	cfg.Root.SetRepairLog(func(r safefs.Repair) {
+		logRepair(cfg.Log, r)
+		if s.store != nil {
+			s.store.NoteRepair(r) // a session's own files: a warning in its status
+		}
+	})
 	st, err := store.Open(cfg.Root, cfg.Clock.Now, s.touch)
 	if err != nil {
 		return nil, err
@@ -120,6 +132,7 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // Serve answers on ln until Stop, idle shutdown, or a listener error.
 func (s *Server) Serve(ln net.Listener) error {
 	s.port = ln.Addr().(*net.TCPAddr).Port
+	s.ln = ln
 	s.http = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -133,12 +146,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	go func() { errc <- s.http.Serve(limitListener(ln, MaxConnections)) }()
 	bg := make(chan struct{})
 	go func() { defer close(bg); s.background() }()
+	var err error
 	select {
-	case err := <-errc:
+	case err = <-errc: // the listener failed, or retire closed it
 		s.Stop()
-		<-bg
-		s.store.Close()
-		return err
 	case <-s.done:
 	}
 	// Let requests in flight finish (briefly) before the store closes under them.
@@ -147,10 +158,46 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.http.Close()
 	}
 	cancel()
-	<-errc
+	if err == nil {
+		<-errc
+	}
 	<-bg // the poller must be done with the store and root before they close
 	s.store.Close()
-	return nil
+	if s.retired.Load() {
+		return nil
+	}
+	return err
+}
+
+// retire stops a service whose state directory was moved away, deleted or
+// replaced while it ran: it would go on serving, and taking evidence into,
+// a directory no command reads any more. The listener closes at once, so
+// the service the next command starts (on what the path holds now) can bind
+// the same port and keep the Ingest URLs.
+func (s *Server) retire() {
+	if s.retired.Swap(true) {
+		return
+	}
+	s.cfg.Log.Printf("the state directory %s was moved, deleted or replaced; stopping", s.cfg.Root.Path())
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	s.Stop()
+}
+
+// stateReplaced says (and retires the service) when the state directory is
+// no longer the one this service opened: two system calls per request.
+func (s *Server) stateReplaced() bool {
+	if s.retired.Load() || s.cfg.Root.Replaced() {
+		s.retire()
+		return true
+	}
+	return false
+}
+
+// retiredMsg answers a request that reached a retired service.
+func (s *Server) retiredMsg() string {
+	return "debug-mode's state directory " + s.cfg.Root.Path() + " was moved, deleted or replaced while its service ran, so that service stopped; run the command again: it starts a service on the directory there now"
 }
 
 // background polls append paths and shuts the server down when idle.
@@ -164,6 +211,9 @@ func (s *Server) background() {
 		case <-s.done:
 			return
 		case <-poll.C:
+			if s.stateReplaced() {
+				return
+			}
 			s.store.PollSpools()
 		case <-idle.C:
 			if s.cfg.Clock.Now().Sub(time.Unix(0, s.last.Load())) >= s.cfg.IdleTimeout {
@@ -184,6 +234,15 @@ func (s *Server) IngestURL(id string) string {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.allowedHost(r.Host) {
 		http.Error(w, "forbidden host", http.StatusForbidden)
+		return
+	}
+	if s.stateReplaced() {
+		if strings.HasPrefix(r.URL.Path, "/ingest/") {
+			// No path named: a browser page may read this answer.
+			writeIngest(w, http.StatusServiceUnavailable, IngestResult{Error: "debug-mode's state directory was replaced and its service stopped; nothing was accepted; any debug-mode command starts it again, then send again"})
+			return
+		}
+		writeErr(w, http.StatusServiceUnavailable, RetiredCode, s.retiredMsg())
 		return
 	}
 	switch {
@@ -237,8 +296,10 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess, err := s.store.Get(strings.TrimPrefix(r.URL.Path, "/ingest/"))
-	if errors.Is(err, safefs.ErrSymlink) {
-		writeIngest(w, http.StatusInternalServerError, IngestResult{Error: unsafeSessionMsg})
+	if _, ok := Refusal(err); ok {
+		// Said without paths: a browser page may read this answer.
+		s.cfg.Log.Printf("ingest refused: %v", err)
+		writeIngest(w, http.StatusInternalServerError, IngestResult{Error: "this session's storage is refused (a symbolic link, or a file of another user, in debug-mode's state directory); nothing from this request was accepted; debug-mode status --session <id> says what to do"})
 		return
 	}
 	if err != nil {

@@ -46,6 +46,8 @@ type Session struct {
 
 	mu       sync.Mutex
 	closed   bool
+	dirID    safefs.FileID    // what dir named when loaded
+	fileIDs  [3]safefs.FileID // what events, diags and incoming are (openFiles)
 	meta     Meta
 	events   *os.File
 	eventsSz int64
@@ -80,13 +82,16 @@ func newStats() stats { return stats{byHyp: map[string]int64{}, dropped: map[str
 func loadSession(st *Store, id string) (*Session, error) {
 	s := &Session{st: st, id: id, dir: statedir.SessionDir(id)}
 	s.reader.MaxLine = evidence.DefaultLimits.MaxRecordBytes + 1 // room for a "\r" the limit does not count
+	dirID, err := st.root.Identify(s.dir)
+	if err != nil {
+		return nil, notFound(err)
+	}
 	if err := readJSON(st.root, s.path(statedir.MetaFile), &s.meta); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNotFound
 		}
 		return nil, fmt.Errorf("session %s metadata: %w", id, err)
 	}
-	var err error
 	open := func(name string) (*os.File, int64) {
 		if err != nil {
 			return nil, 0
@@ -105,6 +110,12 @@ func loadSession(st *Store, id string) (*Session, error) {
 	s.events, s.eventsSz = open(statedir.EventsFile)
 	s.diags, s.diagSz = open(statedir.DiagnosticsFile)
 	s.incoming, _ = open(statedir.IncomingFile)
+	if err == nil {
+		err = s.identify(dirID)
+	}
+	if err == nil {
+		err = st.verify(s) // nothing was swapped while the files were opened
+	}
 	if err != nil {
 		s.close()
 		return nil, err

@@ -48,6 +48,9 @@ type Store struct {
 	sessions map[string]*Session
 	loading  map[string]chan struct{} // sessions being loaded; closed when done
 	unloaded map[string]int64         // spool size last seen for sessions not yet loaded
+
+	notesMu sync.Mutex              // not mu: repairs are noted while mu is held
+	notes   map[string][]Diagnostic // repair warnings waiting for their session
 }
 
 // Open returns a store over root. now is the clock; activity is called
@@ -59,7 +62,8 @@ func Open(root *safefs.Root, now func() time.Time, activity func()) (*Store, err
 	if activity == nil {
 		activity = func() {}
 	}
-	return &Store{root: root, now: now, activity: activity, sessions: map[string]*Session{}, loading: map[string]chan struct{}{}, unloaded: map[string]int64{}}, nil
+	return &Store{root: root, now: now, activity: activity, sessions: map[string]*Session{}, loading: map[string]chan struct{}{},
+		unloaded: map[string]int64{}, notes: map[string][]Diagnostic{}}, nil
 }
 
 // ParseID validates a session id and returns its canonical form. Only
@@ -94,18 +98,43 @@ func (st *Store) Create() (*Session, error) {
 }
 
 // Get returns the loaded session, loading and recovering it on first use.
+// A loaded session is first checked against its path: one whose directory
+// became a link is refused, one replaced by another real directory is
+// loaded again from it.
 func (st *Store) Get(id string) (*Session, error) {
 	id, err := ParseID(id)
 	if err != nil {
 		return nil, err
 	}
+	for {
+		s, fresh, err := st.get(id)
+		if err != nil {
+			return nil, err
+		}
+		if !fresh {
+			if err := st.verify(s); err != nil {
+				st.unload(s)
+				if errors.Is(err, errReplaced) {
+					continue
+				}
+				return nil, notFound(err)
+			}
+		}
+		st.flushNotes(s)
+		return s, nil
+	}
+}
+
+// get returns the session, loading it unless it is loaded; fresh says it
+// was loaded (and so checked) just now.
+func (st *Store) get(id string) (s *Session, fresh bool, err error) {
 	// Loading reads the whole evidence file: it happens outside the store
 	// lock, once per session, while other sessions carry on.
 	st.mu.Lock()
 	for {
 		if s, ok := st.sessions[id]; ok {
 			st.mu.Unlock()
-			return s, nil
+			return s, false, nil
 		}
 		wait, busy := st.loading[id]
 		if !busy {
@@ -119,7 +148,7 @@ func (st *Store) Get(id string) (*Session, error) {
 	st.loading[id] = done
 	st.mu.Unlock()
 
-	s, err := loadSession(st, id)
+	s, err = loadSession(st, id)
 
 	st.mu.Lock()
 	delete(st.loading, id)
@@ -129,7 +158,7 @@ func (st *Store) Get(id string) (*Session, error) {
 	}
 	st.mu.Unlock()
 	close(done)
-	return s, err
+	return s, true, err
 }
 
 // Summary is one row of the session list.
@@ -237,11 +266,12 @@ func (st *Store) Clean(id string) error {
 		<-wait
 		st.mu.Lock()
 	}
-	if _, err := st.root.Stat(dir); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return ErrNotFound
-		}
+	// Whatever is there goes, even a link (unlinked, never followed) or a
+	// directory of another user: that is how a refused session is cleared.
+	if ok, err := st.root.Exists(dir); err != nil {
 		return err
+	} else if !ok {
+		return ErrNotFound
 	}
 	if s, ok := st.sessions[id]; ok {
 		s.close()
@@ -260,11 +290,13 @@ func (st *Store) PollSpools() {
 	}
 	for _, id := range ids {
 		st.mu.Lock()
-		s, loaded := st.sessions[id]
+		_, loaded := st.sessions[id]
 		last, seen := st.unloaded[id]
 		st.mu.Unlock()
 		if loaded {
-			s.DrainSpool()
+			if s, err := st.Get(id); err == nil { // checked: never drained through a swapped directory
+				s.DrainSpool()
+			}
 			continue
 		}
 		fi, err := st.root.Stat(statedir.SessionDir(id) + "/" + statedir.IncomingFile)
