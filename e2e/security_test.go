@@ -153,13 +153,21 @@ func TestIngestURLChangeIsReported(t *testing.T) {
 		t.Fatalf("service claims port %d, which another listener holds", old)
 	}
 	newURL := ingestURL(port, s.SessionID)
-	for _, want := range []string{
-		"WARNING: the Ingest URL changed from " + s.IngestURL + " to " + newURL,
-		"debug-mode reset --session " + s.SessionID,
-		"__INGEST_URL__",
-	} {
-		if !strings.Contains(r.Stdout, want) {
-			t.Errorf("status output lacks %q:\n%s", want, r.Stdout)
+	// The warning says the old port is no longer ours (another program may
+	// receive what probes still post there) and how to re-point them, in
+	// status and in logs alike.
+	risk := "port " + strconv.Itoa(old) + " was taken by another program while debug-mode was stopped and is no longer debug-mode's, so whatever a probe still posts to the old URL may reach that program instead"
+	logs := e.MustRun("logs", "--session", s.SessionID)
+	for name, out := range map[string]string{"status": r.Stdout, "logs": logs} {
+		for _, want := range []string{
+			"WARNING: the Ingest URL changed from " + s.IngestURL + " to " + newURL + ": " + risk,
+			"debug-mode reset --session " + s.SessionID,
+			"debug-mode template --language <language> --ingest http --section helper --session " + s.SessionID,
+			"__INGEST_URL__",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s output lacks %q:\n%s", name, want, out)
+			}
 		}
 	}
 	var st statusJSON
@@ -171,7 +179,7 @@ func TestIngestURLChangeIsReported(t *testing.T) {
 	out := e.MustRun("reset", "--session", s.SessionID)
 	for _, want := range []string{
 		"Ingest URL   " + newURL + "\n",
-		"WARNING: the Ingest URL changed (it was " + s.IngestURL + ")",
+		"WARNING: the Ingest URL changed (it was " + s.IngestURL + "): " + risk,
 		"__INGEST_URL__",
 	} {
 		if !strings.Contains(out, want) {

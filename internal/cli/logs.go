@@ -107,6 +107,9 @@ func (o *logsOptions) run() error {
 // warnings name the next command for everything a reader should not miss.
 func (o *logsOptions) warnings(id string, p store.Page) []string {
 	var out []string
+	if p.IngestURLChanged {
+		out = append(out, output.IngestURLMoved(p.PreviousIngestURL, p.IngestURL, id))
+	}
 	if p.Rejected > 0 {
 		out = append(out, fmt.Sprintf("%s not in this table; see why: debug-mode status --session %s", countNoun(p.Rejected, "record was rejected and is", "records were rejected and are"), id))
 	}

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
@@ -18,8 +19,31 @@ func Reset(w io.Writer, in service.SessionInfo) {
 	fmt.Fprintf(w, "SESSION RESET\nSession ID   %s\nCycle        %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL   %s\nAppend Path  %s\n",
 		in.SessionID, in.Cycle, in.IngestURL, in.AppendPath)
 	if in.IngestURLChanged {
-		fmt.Fprintf(w, "\nWARNING: the Ingest URL changed (it was %s). Replace __INGEST_URL__ in the helper with the URL above before reproducing.\n", in.PreviousURL)
+		fmt.Fprintf(w, "\nWARNING: the Ingest URL changed (it was %s): %s. Before reproducing, put the URL above in the helper (in place of the old one or __INGEST_URL__), or write the helper again with %s.\n",
+			in.PreviousURL, oldPortRisk(in.PreviousURL), helperCommand(in.SessionID))
 	}
+}
+
+// IngestURLMoved is the warning wherever evidence is read after a restarted
+// service found its port taken and moved (status, logs): the old port is
+// no longer ours, so what probes still send there may reach another program.
+func IngestURLMoved(prev, cur, sessionID string) string {
+	return fmt.Sprintf("the Ingest URL changed from %s to %s: %s. Re-point the probes before reproducing: put the new URL in the helper (in place of the old one or __INGEST_URL__), or write the helper again with %s; debug-mode reset --session %s prints it too",
+		prev, cur, oldPortRisk(prev), helperCommand(sessionID), sessionID)
+}
+
+// oldPortRisk says why an Ingest URL that moved matters beyond lost records.
+func oldPortRisk(prev string) string {
+	port := "its port"
+	if u, err := url.Parse(prev); err == nil && u.Port() != "" {
+		port = "port " + u.Port()
+	}
+	return port + " was taken by another program while debug-mode was stopped and is no longer debug-mode's, so whatever a probe still posts to the old URL may reach that program instead"
+}
+
+// helperCommand renders a session's HTTP helper with the current URL.
+func helperCommand(sessionID string) string {
+	return "debug-mode template --language <language> --ingest http --section helper --session " + sessionID
 }
 
 // Status renders evidence health and every stored diagnostic.
@@ -52,7 +76,7 @@ func Status(w io.Writer, in service.StatusInfo) {
 
 	var warnings []string
 	if in.IngestURLChanged {
-		warnings = append(warnings, fmt.Sprintf("the Ingest URL changed from %s to %s: probes using the old URL cannot deliver; run debug-mode reset --session %s and update __INGEST_URL__", in.PreviousURL, in.IngestURL, in.SessionID))
+		warnings = append(warnings, IngestURLMoved(in.PreviousURL, in.IngestURL, in.SessionID))
 	}
 	if in.Events == 0 && in.Rejected == 0 {
 		warnings = append(warnings, "no evidence yet: the probes did not run, the program was not rebuilt or restarted, or the helper points elsewhere. Run debug-mode reset --session "+in.SessionID+" to print the Ingest URL and Append Path the helper must use, then reproduce")

@@ -127,7 +127,7 @@ func RunProcess(ready *os.File) int {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	if ep.Port != 0 && port != ep.Port {
-		logger.Printf("port %d was taken; now on %d (ingest URLs changed)", ep.Port, port)
+		logger.Printf("port %d was taken; now on %d: the Ingest URLs changed, port %d is no longer ours, and whatever probes still post there may reach another program (status, logs and reset warn; reset and template --session print the new URL)", ep.Port, port, ep.Port)
 	}
 	token := randomToken()
 	build := buildinfo.ID()

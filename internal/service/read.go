@@ -68,6 +68,9 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.UserEvidence = sess.UserEvidenceCount()
+	if info := s.info(sess); info.IngestURLChanged {
+		page.IngestURLChanged, page.IngestURL, page.PreviousIngestURL = true, info.IngestURL, info.PreviousURL
+	}
 	writeJSON(w, http.StatusOK, page)
 }
 

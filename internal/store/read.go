@@ -238,6 +238,11 @@ type Page struct {
 	RedactedEvents int64             `json:"redactedEvents"`
 	Events         []json.RawMessage `json:"events"`
 	UserEvidence   UserEvidenceCount `json:"userEvidence"` // set by the service
+
+	// Set by the service when the Ingest URL moved since it was last shown.
+	IngestURLChanged  bool   `json:"ingestUrlChanged,omitempty"`
+	IngestURL         string `json:"ingestUrl,omitempty"`
+	PreviousIngestURL string `json:"previousIngestUrl,omitempty"`
 }
 
 // Logs returns one page of the events matching f, in logs order, with
