@@ -112,8 +112,7 @@ func IDOf(f *os.File) (FileID, error) {
 
 // Identify checks rel without following any link (it must be a regular file
 // or a directory of ours; one open to other users is made private) and
-// returns its identity. It costs a few system calls, cheap enough to run
-// before every request that uses descriptors opened earlier.
+// returns its identity.
 func (r *Root) Identify(rel string) (FileID, error) {
 	const op = "check"
 	dfd, name, err := r.resolve(op, rel)
@@ -121,6 +120,47 @@ func (r *Root) Identify(rel string) (FileID, error) {
 		return FileID{}, err
 	}
 	defer unix.Close(dfd)
+	return r.identifyAt(dfd, name, rel)
+}
+
+// IdentifyDir is Identify for directory rel and for the named entries in
+// it, resolving rel only once: what a holder of open descriptors runs
+// before every request to learn whether the paths still name them.
+func (r *Root) IdentifyDir(rel string, names ...string) (FileID, []FileID, error) {
+	const op = "check"
+	dfd, name, err := r.resolve(op, rel)
+	if err != nil {
+		return FileID{}, nil, err
+	}
+	defer unix.Close(dfd)
+	dir, err := r.identifyAt(dfd, name, rel)
+	if err != nil {
+		return FileID{}, nil, err
+	}
+	fd, err := openDirAt(dfd, name)
+	if err != nil {
+		return FileID{}, nil, r.fail(op, rel, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return FileID{}, nil, r.fail(op, rel, err)
+	}
+	if (FileID{uint64(st.Dev), st.Ino}) != dir {
+		return FileID{}, nil, r.fail(op, rel, unsafeError("was replaced while it was being checked"))
+	}
+	ids := make([]FileID, len(names))
+	for i, n := range names {
+		if ids[i], err = r.identifyAt(fd, n, rel+"/"+n); err != nil {
+			return FileID{}, nil, err
+		}
+	}
+	return dir, ids, nil
+}
+
+// identifyAt is Identify for name in directory dfd, which is rel's parent.
+func (r *Root) identifyAt(dfd int, name, rel string) (FileID, error) {
+	const op = "check"
 	var st unix.Stat_t
 	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return FileID{}, r.fail(op, rel, err)

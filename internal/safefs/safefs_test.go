@@ -571,6 +571,10 @@ func TestIdentify(t *testing.T) {
 		if id, err := r.Identify("d/f"); err != nil || id != opened {
 			t.Errorf("Identify = %v, %v; want %v", id, err, opened)
 		}
+		dirID, _ := r.Identify("d")
+		if dir, ids, err := r.IdentifyDir("d", "f"); err != nil || dir != dirID || len(ids) != 1 || ids[0] != opened {
+			t.Errorf("IdentifyDir = %v %v, %v; want %v [%v]", dir, ids, err, dirID, opened)
+		}
 		base := r.Path()
 		os.Rename(filepath.Join(base, "d/f"), filepath.Join(base, "d/old"))
 		writeFile(t, filepath.Join(base, "d/f"), "new")
@@ -582,6 +586,9 @@ func TestIdentify(t *testing.T) {
 		os.Symlink(filepath.Join(outside, "secret"), filepath.Join(base, "d/f"))
 		if _, err := r.Identify("d/f"); !errors.Is(err, ErrSymlink) {
 			t.Errorf("Identify(link) = %v, want ErrSymlink", err)
+		}
+		if _, _, err := r.IdentifyDir("d", "f"); !errors.Is(err, ErrSymlink) || Explain(err) != filepath.Join(base, "d/f")+" is a symbolic link" {
+			t.Errorf("IdentifyDir with a link in it = %v, want ErrSymlink naming d/f", err)
 		}
 		if ok, err := r.Exists("d/f"); !ok || err != nil {
 			t.Errorf("Exists(link) = %v, %v; want true", ok, err)

@@ -38,20 +38,16 @@ func (s *Session) identify(dir safefs.FileID) error {
 // being served from the old descriptors. A few fstatat calls: cheap enough
 // for every request.
 func (st *Store) verify(s *Session) error {
-	id, err := st.root.Identify(s.dir)
+	dir, files, err := st.root.IdentifyDir(s.dir, openFiles[:]...)
 	if err != nil {
 		return err
 	}
-	if id != s.dirID {
+	if dir != s.dirID {
 		return fmt.Errorf("session %s: directory %w", s.id, errReplaced)
 	}
-	for i, name := range openFiles {
-		id, err := st.root.Identify(s.path(name))
-		if err != nil {
-			return err
-		}
+	for i, id := range files {
 		if id != s.fileIDs[i] {
-			return fmt.Errorf("session %s: %s %w", s.id, name, errReplaced)
+			return fmt.Errorf("session %s: %s %w", s.id, openFiles[i], errReplaced)
 		}
 	}
 	return nil
