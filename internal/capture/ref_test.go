@@ -16,10 +16,12 @@ func TestResolve(t *testing.T) {
 	c := e.capture("")
 	id, sha := c.ID, c.SHA256
 	// A second capture whose id shares the first 8 digits (its file is enough to be named).
-	twin := id[:10] + strings.Repeat("0", 4)
-	if twin == id {
-		twin = id[:10] + strings.Repeat("1", 4)
+	// Its 9th digit differs from id's, so 9 digits name id alone.
+	fill := "0"
+	if id[10] == '0' {
+		fill = "1"
 	}
+	twin := id[:10] + strings.Repeat(fill, 4)
 	if err := e.root.WriteFileAtomic(Dir(e.sess.ID())+"/"+indexName(twin), []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
