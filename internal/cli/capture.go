@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/capture"
+	"github.com/agentic-debug-mode/debug-mode/internal/client"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
@@ -91,20 +92,30 @@ func (o *captureOptions) run() error {
 	if err != nil {
 		return err
 	}
+	v, err := takeCapture(c, id, o.label, root)
+	if err != nil {
+		return err
+	}
+	return o.printer().Result("capture", v, func(w io.Writer) { output.Capture(w, v) })
+}
+
+// takeCapture freezes the session's current cycle with the regions and
+// source lines under root (capture and reproduce --capture).
+func takeCapture(c *client.Client, id, label, root string) (output.CaptureView, error) {
 	var locs store.Locations
 	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/locations", nil, &locs); err != nil {
-		return err
+		return output.CaptureView{}, err
 	}
 	names := make([]string, len(locs.Locations))
 	for i, l := range locs.Locations {
 		names[i] = l.Location
 	}
-	req := capture.Request{Label: o.label, SourceRoot: root}
+	req := capture.Request{Label: label, SourceRoot: root}
 	req.Regions, req.RegionScan = capture.ScanRegions(root)
 	req.Sources, req.SourceScan = capture.FreezeSources(root, names, locs.Omitted == 0)
 	var out capture.Created
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/captures", req, &out); err != nil {
-		return err
+		return output.CaptureView{}, err
 	}
 	v := output.CaptureView{Created: out, SourceStates: map[string]int{},
 		Read:    output.CommandLine("logs", "--session", id, "--capture", out.ID),
@@ -113,7 +124,7 @@ func (o *captureOptions) run() error {
 		v.SourceStates[s.State]++
 	}
 	v.Warnings = captureWarnings(id, out)
-	return o.printer().Result("capture", v, func(w io.Writer) { output.Capture(w, v) })
+	return v, nil
 }
 
 func captureWarnings(id string, out capture.Created) []string {

@@ -8,9 +8,13 @@ import (
 
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
+	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 )
 
-type createOptions struct{ *env }
+type createOptions struct {
+	*env
+	maxPerLocation int64
+}
 
 func newCreateCmd(e *env) *cobra.Command {
 	o := &createOptions{env: e}
@@ -22,7 +26,11 @@ func newCreateCmd(e *env) *cobra.Command {
 Prints the session id and the two places a probe helper can send events to:
 the Ingest URL (HTTP, for JavaScript and TypeScript) and the Append Path (a
 file the helper appends one JSON line per event to, for every other
-language). Every other command names the session with --session <id>.`,
+language). Every other command names the session with --session <id>.
+
+--max-per-location sets how many events a helper sends from one location
+in one process before it stops and sends one held-back count instead
+(default 10000; reset and reproduce change it later).`,
 		Example: "  debug-mode create",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,6 +41,7 @@ language). Every other command names the session with --session <id>.`,
 		},
 	}
 	addRemovedFlags(cmd)
+	cmd.Flags().Int64Var(&o.maxPerLocation, "max-per-location", sessionenv.DefaultMaxPerLocation, "events a helper sends per location per process before it holds the rest back")
 	return cmd
 }
 
@@ -41,19 +50,28 @@ func (o *createOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if o.maxPerLocation < 1 || o.maxPerLocation > sessionenv.MaxMaxPerLocation {
+		return usagef("--max-per-location must be between 1 and %d", sessionenv.MaxMaxPerLocation)
+	}
+	var in any
+	if o.maxPerLocation != sessionenv.DefaultMaxPerLocation {
+		in = service.SessionSettings{MaxPerLocation: o.maxPerLocation}
+	}
 	var info service.SessionInfo
-	if err := c.Call(http.MethodPost, "/v1/sessions", nil, &info); err != nil {
+	if err := c.Call(http.MethodPost, "/v1/sessions", in, &info); err != nil {
 		return err
 	}
 	return o.printer().Result("create", createResult(info), func(w io.Writer) { output.Create(w, info) })
 }
 
-// createResult is the JSON shape of create: the three values and the time.
+// createResult is the JSON shape of create: the three values, the time
+// and the cap.
 func createResult(in service.SessionInfo) any {
 	return struct {
-		SessionID  string `json:"sessionId"`
-		CreatedAt  int64  `json:"createdAt"`
-		IngestURL  string `json:"ingestUrl"`
-		AppendPath string `json:"appendPath"`
-	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath}
+		SessionID      string `json:"sessionId"`
+		CreatedAt      int64  `json:"createdAt"`
+		IngestURL      string `json:"ingestUrl"`
+		AppendPath     string `json:"appendPath"`
+		MaxPerLocation int64  `json:"maxPerLocation"`
+	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath, in.MaxPerLocation}
 }

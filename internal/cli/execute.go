@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentic-debug-mode/debug-mode/internal/client"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/reproduce"
 )
 
 // mcpCommand serves MCP; it never runs inside Execute.
@@ -23,7 +24,7 @@ const mcpCommand = "mcp"
 // success). It is the MCP server's way into the CLI: no second
 // implementation of any command.
 func Execute(ctx context.Context, args []string) (text string, envelope json.RawMessage, exitCode int, errMsg string) {
-	if len(args) > 0 && (args[0] == client.ServiceCommand || args[0] == mcpCommand) {
+	if len(args) > 0 && (args[0] == client.ServiceCommand || args[0] == reproduce.SupervisorCommand || args[0] == mcpCommand) {
 		return "", nil, ExitUsage, args[0] + " cannot run inside another command"
 	}
 	var out, errOut bytes.Buffer

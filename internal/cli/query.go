@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,9 +64,15 @@ a reset, for another session, or if edited.`,
 // jqStyleArgs rewrites jq's two-word forms (--arg NAME VALUE) into the
 // NAME=VALUE form cobra parses, so both spellings work.
 func jqStyleArgs(args []string) []string {
+	if i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") }); i < 0 || args[i] != "query" {
+		return args // another command's arguments (reproduce's command above all) are left alone
+	}
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
 		if (a == "--arg" || a == "--argjson") && i+2 < len(args) && !strings.Contains(args[i+1], "=") {
 			out = append(out, a+"="+args[i+1]+"="+args[i+2])
 			i += 2

@@ -10,7 +10,7 @@ import (
 var removedCommands = map[string]string{
 	"start":  "start was removed: use debug-mode create to start a session",
 	"probe":  "probe was removed: use debug-mode template to get the probe helper and call, and debug-mode probes to list or remove inserted probes",
-	"run":    "run was removed: there are no runs; use debug-mode reset --session <id> before each reproduction",
+	"run":    "run was removed: run the reproduction with debug-mode reproduce --session <id> -- <command> [args...]",
 	"clear":  "clear was removed: use debug-mode reset --session <id>",
 	"daemon": "daemon was removed: the background work manages itself; use debug-mode stop to end it",
 }

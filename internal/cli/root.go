@@ -17,6 +17,7 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/buildinfo"
 	"github.com/agentic-debug-mode/debug-mode/internal/client"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/reproduce"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
@@ -31,6 +32,8 @@ const (
 	ExitCheckFailed = 5 // probes --check: agent log regions or broken markers remain
 	ExitRefused     = 6 // follow: the link is incomplete or unavailable, so nothing proven can be followed
 	ExitDamaged     = 7 // the capture no longer matches its hash (or its structure) and is not used
+	ExitTimeout     = 8 // reproduce: the timeout ended the command's process tree (the report was printed)
+	ExitNotStarted  = 9 // reproduce: the command could not start (not found, not executable)
 )
 
 // usageError marks errors that are the caller's command line.
@@ -98,6 +101,9 @@ func sessionID(flag string) (string, error) {
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == client.ServiceCommand {
 		return service.RunProcess(os.NewFile(3, "ready"))
+	}
+	if len(args) > 0 && args[0] == reproduce.SupervisorCommand {
+		return reproduce.Supervise(args[1:])
 	}
 	code, _ := run(context.Background(), &env{out: stdout, err: stderr}, args, true)
 	return code
@@ -182,14 +188,15 @@ func newRootCmd(e *env) *cobra.Command {
 		Long: `debug-mode gives a coding agent runtime evidence while it debugs a program.
 
 Create a session, paste the language template's probes into the code (each in
-its own "agent log" region), reproduce the bug, then read back the validated,
-redacted events. Repeat reset → reproduce → read until the evidence proves the
-fix, then remove the probes.
+its own "agent log" region), run the bug's reproduction with debug-mode
+reproduce, and read the validated, redacted events it reports. Repeat until
+the evidence proves the fix, then remove the probes.
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 no such session or capture,
 4 evidence reset since the page or cursor was read, 5 probes --check found
 regions, 6 follow refused a link that is incomplete or unavailable, 7 a
-capture is damaged (it no longer matches its hash).`,
+capture is damaged (it no longer matches its hash), 8 reproduce's timeout
+ended the command, 9 reproduce could not start the command.`,
 		Version:       buildinfo.FullVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -225,6 +232,8 @@ capture is damaged (it no longer matches its hash).`,
 		newCapturesCmd(e),
 		newFollowCmd(e),
 		newDiffCmd(e),
+		newReproduceCmd(e),
+		newOutputCmd(e),
 		newMCPCmd(e),
 	)
 	addRemovedCommands(root)

@@ -7,17 +7,28 @@ import (
 	"strings"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
+	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 )
 
 // Create renders the contract's block: the heading and three lines.
 func Create(w io.Writer, in service.SessionInfo) {
 	fmt.Fprintf(w, "SESSION CREATED\nSession ID   %s\nIngest URL   %s\nAppend Path  %s\n", in.SessionID, in.IngestURL, in.AppendPath)
+	capLine(w, in.MaxPerLocation)
+}
+
+// capLine shows a cap that is not the default, which a helper with the
+// default written into it would not know.
+func capLine(w io.Writer, n int64) {
+	if n != sessionenv.DefaultMaxPerLocation && n > 0 {
+		fmt.Fprintf(w, "Cap          %s events per location per process (reproduce exports it as %s)\n", thousands(n), sessionenv.MaxPerLocation)
+	}
 }
 
 // Reset renders a reset: the new cycle and the endpoints valid now.
 func Reset(w io.Writer, in service.SessionInfo) {
 	fmt.Fprintf(w, "SESSION RESET\nSession ID   %s\nCycle        %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL   %s\nAppend Path  %s\n",
 		in.SessionID, in.Cycle, in.IngestURL, in.AppendPath)
+	capLine(w, in.MaxPerLocation)
 	if in.IngestURLChanged {
 		fmt.Fprintf(w, "\nWARNING: the Ingest URL changed (it was %s): %s. Before reproducing, put the URL above in the helper (in place of the old one or __INGEST_URL__), or write the helper again with %s.\n",
 			in.PreviousURL, oldPortRisk(in.PreviousURL), helperCommand(in.SessionID))
@@ -65,6 +76,17 @@ func Status(w io.Writer, in service.StatusInfo) {
 		fmt.Fprintf(t, "Time span\t%s – %s UTC\n", UTCMillis(in.FirstTimestamp), UTCMillis(in.LastTimestamp)[11:])
 	}
 	fmt.Fprintf(t, "Rejected\t%s\n", plural(in.Rejected, "record", "records"))
+	for i, h := range in.HeldBack {
+		name := "Held back"
+		if i > 0 {
+			name = ""
+		}
+		fmt.Fprintf(t, "%s\t%s\n", name, HeldBackLine(h))
+	}
+	if in.HeldBackOmitted > 0 {
+		fmt.Fprintf(t, "\t… and %d more held-back locations\n", in.HeldBackOmitted)
+	}
+	fmt.Fprintf(t, "Cap\t%s events per location per process (past it a helper sends one held-back count)\n", thousands(in.MaxPerLocation))
 	if in.RedactedEvents > 0 {
 		fmt.Fprintf(t, "Redacted\t%s had secret-looking values replaced before storage\n", plural(in.RedactedEvents, "event", "events"))
 	}

@@ -28,6 +28,7 @@ type SessionInfo struct {
 	AppendPath       string `json:"appendPath"`
 	IngestURLChanged bool   `json:"ingestUrlChanged"`
 	PreviousURL      string `json:"previousIngestUrl,omitempty"`
+	MaxPerLocation   int64  `json:"maxPerLocation"` // helpers' cap of events per location per process
 }
 
 // StatusInfo is the answer to GET /v1/sessions/{id}/status.

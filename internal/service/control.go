@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
@@ -40,6 +41,9 @@ func (s *Server) control() *http.ServeMux {
 		m.HandleFunc("GET /v1/sessions/{id}/captures/{cid}", s.handleCaptureDetail)
 		m.HandleFunc("POST /v1/sessions/{id}/follow", s.handleFollow)
 		m.HandleFunc("POST /v1/sessions/{id}/diff", s.handleDiff)
+		m.HandleFunc("POST /v1/sessions/{id}/reproduce", s.handleReproduce)
+		m.HandleFunc("POST /v1/sessions/{id}/reproduce/end", s.handleReproduceEnd)
+		m.HandleFunc("GET /v1/sessions/{id}/output", s.handleOutput)
 		s.mux = m
 	})
 	return s.mux
@@ -62,7 +66,8 @@ func (s *Server) info(sess *store.Session) SessionInfo {
 	m := sess.Meta()
 	cur := s.IngestURL(m.SessionID)
 	return SessionInfo{SessionID: m.SessionID, CreatedAt: m.CreatedAt, Cycle: m.Epoch, IngestURL: cur,
-		AppendPath: sess.AppendPath(), IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur)}
+		AppendPath: sess.AppendPath(), IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur),
+		MaxPerLocation: m.Cap()}
 }
 
 func changedFrom(prev, cur string) string {
@@ -73,8 +78,20 @@ func changedFrom(prev, cur string) string {
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	var set SessionSettings
+	if !decodeOptional(w, r, &set) {
+		return
+	}
+	if set.MaxPerLocation < 0 || set.MaxPerLocation > sessionenv.MaxMaxPerLocation {
+		s.fail(w, store.ErrBadCap)
+		return
+	}
 	sess, err := s.store.Create()
 	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if err := sess.SetMaxPerLocation(set.MaxPerLocation); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -123,7 +140,19 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
+	var set SessionSettings
+	if !decodeOptional(w, r, &set) {
+		return
+	}
+	if set.MaxPerLocation < 0 || set.MaxPerLocation > sessionenv.MaxMaxPerLocation {
+		s.fail(w, store.ErrBadCap)
+		return
+	}
 	if _, err := sess.Reset(); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if err := sess.SetMaxPerLocation(set.MaxPerLocation); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -140,15 +169,24 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
-	st, err := sess.Status()
+	st, err := s.statusInfo(sess)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// statusInfo drains the append path and reports the session's health.
+func (s *Server) statusInfo(sess *store.Session) (StatusInfo, error) {
+	st, err := sess.Status()
+	if err != nil {
+		return StatusInfo{}, err
+	}
 	st.UserEvidence = sess.UserEvidenceCount()
 	info := s.info(sess)
-	writeJSON(w, http.StatusOK, StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath,
-		IngestURLChanged: info.IngestURLChanged, PreviousURL: info.PreviousURL})
+	return StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath,
+		IngestURLChanged: info.IngestURLChanged, PreviousURL: info.PreviousURL}, nil
 }
 
 func (s *Server) handleClean(w http.ResponseWriter, r *http.Request) {
@@ -170,6 +208,7 @@ func (s *Server) handleClean(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	s.deliv.forget(id)
 	writeJSON(w, http.StatusOK, map[string]string{"sessionId": id})
 }
 
@@ -179,7 +218,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		return
 	}
 	switch {
-	case errors.Is(err, store.ErrBadID):
+	case errors.Is(err, store.ErrBadID), errors.Is(err, store.ErrBadCap):
 		writeErr(w, http.StatusBadRequest, "bad_request", err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		writeErr(w, http.StatusNotFound, "not_found", "no session with that id")

@@ -78,6 +78,7 @@ type Server struct {
 	mux      *http.ServeMux
 	ln       net.Listener
 	retired  atomic.Bool // the state directory was replaced: see retire
+	deliv    deliveries  // HTTP ingest per session, for settling after a reproduction
 }
 
 // New makes a server; call Serve with a loopback listener.
@@ -307,6 +308,8 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.touch()
+	s.deliv.begin(sess.ID())
+	defer s.deliv.end(sess.ID())
 	// At most a few bodies are held at once, so 128 connections cannot make
 	// the service hold 128 × 8 MiB.
 	s.bodies <- struct{}{}

@@ -45,4 +45,6 @@ const (
 	IncomingFile    = "incoming.ndjson"
 	CheckpointFile  = "spool.json"
 	TornFile        = "torn.ndjson"
+	HeldBackFile    = "heldback.json" // the cycle's held-back records (what helpers' caps kept back)
+	OutputFile      = "output.json"   // the output of the cycle's last reproduction
 )

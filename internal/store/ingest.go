@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -145,10 +146,12 @@ func spoolItems(lines []spool.Line) []item {
 // ingest is the one pipeline both transports share: validate and redact
 // each line, number the accepted ones, append them in one write, then append
 // the diagnostics. Caller holds s.mu.
-// checkedItem is an item after validation and redaction.
+// checkedItem is an item after validation and redaction: an event, a
+// held-back record, or a rejection.
 type checkedItem struct {
-	rec evidence.Record
-	rej *evidence.Rejection
+	rec  evidence.Record
+	rej  *evidence.Rejection
+	held *evidence.HeldBack
 }
 
 // check validates and redacts every item; it touches no session state.
@@ -156,10 +159,27 @@ func check(items []item) []checkedItem {
 	out := make([]checkedItem, len(items))
 	for i, it := range items {
 		if !it.oversize {
-			out[i].rec, out[i].rej = evidence.Normalize(it.data, evidence.DefaultLimits)
+			out[i] = checkLine(it.data)
 		}
 	}
 	return out
+}
+
+// checkLine classifies one line. Only a line that is no valid event, or
+// that carries the held-back member beside event fields, is looked at as a
+// held-back record, so events pay nothing for it.
+func checkLine(line []byte) checkedItem {
+	rec, rej := evidence.Normalize(line, evidence.DefaultLimits)
+	if rej == nil && !slices.Contains(rec.Dropped, evidence.HeldBackKey) {
+		return checkedItem{rec: rec}
+	}
+	if hb, hrej, ok := evidence.ParseHeldBack(line, evidence.DefaultLimits); ok {
+		if hrej != nil {
+			return checkedItem{rej: hrej}
+		}
+		return checkedItem{held: &hb}
+	}
+	return checkedItem{rec: rec, rej: rej}
 }
 
 func (s *Session) ingest(source string, items []item, checked []checkedItem) (accepted, rejected int, err error) {
@@ -179,6 +199,15 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 			s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
 				Reason:  fmt.Sprintf("record longer than %d bytes; keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
 				Excerpt: evidence.Excerpt(it.data)})
+			continue
+		}
+		if hb := checked[i].held; hb != nil {
+			if !s.held.apply(*hb) {
+				rejected++
+				s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
+					Reason:  fmt.Sprintf("held-back record not counted: this cycle already tracks %d (process, location) pairs; reset before the next reproduction", MaxHeldBackEntries),
+					Excerpt: evidence.Excerpt(it.data)})
+			}
 			continue
 		}
 		rec, rej := &checked[i].rec, checked[i].rej
@@ -220,9 +249,15 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 			s.count(c.off, c.hyp, c.ts, now, c.redacted)
 		}
 	}
+	// The events are stored; a failure below loses only reports about the
+	// other lines (held-back counts stay in memory, written with the next
+	// change).
+	herr := s.saveHeldBack()
 	if err := s.flushDiags(); err != nil {
-		// The events are stored; only reports about refused lines were lost.
-		return accepted, rejected, fmt.Errorf("%w: %v", ErrDiagnosticsLost, err)
+		return accepted, rejected, fmt.Errorf("%w: %v", ErrDiagnosticsLost, errors.Join(err, herr))
+	}
+	if herr != nil {
+		return accepted, rejected, fmt.Errorf("%w: held-back counts: %v", ErrDiagnosticsLost, herr)
 	}
 	return accepted, rejected, nil
 }

@@ -61,6 +61,7 @@ type Session struct {
 	index    index
 	lineBuf  []byte
 	diagBuf  []byte
+	held     heldBack // this cycle's held-back records
 }
 
 // stats are derived from the evidence file on load and kept current after.
@@ -125,6 +126,12 @@ func loadSession(st *Store, id string) (*Session, error) {
 		return nil, err
 	}
 	s.idPrefix = randomPrefix()
+	// Before recovery, which may apply a held-back record of an interrupted
+	// batch again (harmless: applying one twice changes nothing).
+	if err := s.loadHeldBack(); err != nil {
+		s.close()
+		return nil, err
+	}
 	if err := s.recover(); err != nil {
 		s.close()
 		return nil, err
@@ -238,8 +245,8 @@ func (s *Session) finishPending(p *pendingBatch) error {
 			stop := false
 			var refused []item // refused lines walked over whose diagnostics are not on disk
 			for _, it := range spoolItems(lines) {
-				_, rej := evidence.Normalize(it.data, evidence.DefaultLimits)
-				ok := rej == nil && !it.oversize
+				c := checkLine(it.data)
+				ok := c.rej == nil && c.held == nil && !it.oversize
 				if it.offset >= p.To.Offset || ok && written == 0 {
 					stop = true
 					next = spool.Position{Offset: it.offset, Lines: it.line - 1}
@@ -329,24 +336,40 @@ func (s *Session) Reset() (Meta, error) {
 	if s.closed {
 		return Meta{}, ErrNotFound
 	}
+	if err := s.resetLocked(); err != nil {
+		return Meta{}, err
+	}
+	return s.meta, nil
+}
+
+// resetLocked is Reset; caller holds s.mu.
+func (s *Session) resetLocked() error {
 	s.meta.Epoch++
 	if err := writeJSON(s.st.root, s.path(statedir.MetaFile), s.meta); err != nil {
-		return Meta{}, err
+		return err
 	}
 	for _, f := range []*os.File{s.events, s.diags, s.incoming} {
 		if err := f.Truncate(0); err != nil {
-			return Meta{}, err
+			return err
 		}
 	}
+	// Both name their cycle, so a crash before they are gone leaves
+	// nothing that could be read as the new cycle's.
+	for _, name := range []string{statedir.HeldBackFile, statedir.OutputFile} {
+		if err := s.st.root.Remove(s.path(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	s.held = heldBack{}
 	s.eventsSz, s.diagSz = 0, 0
 	s.ck = checkpoint{}
 	if err := s.saveCheckpoint(); err != nil {
-		return Meta{}, err
+		return err
 	}
 	s.stats = newStats()
 	s.index.reset(0)
 	s.idPrefix = randomPrefix()
-	return s.meta, nil
+	return nil
 }
 
 // SetIngestURL records the Ingest URL last shown for this session, so a later
@@ -385,7 +408,11 @@ type Status struct {
 	Diagnostics        []Diagnostic      `json:"diagnostics"`
 	DiagnosticsOmitted int64             `json:"diagnosticsOmitted"`
 	LastShownIngestURL string            `json:"-"`
-	UserEvidence       UserEvidenceCount `json:"userEvidence"` // set by the service
+	UserEvidence       UserEvidenceCount `json:"userEvidence"`    // set by the service
+	HeldBack           []HeldBackCount   `json:"heldBack"`        // per location, most first (at most MaxHeldBackListed)
+	HeldBackEvents     int64             `json:"heldBackEvents"`  // events helpers held back in this cycle, over every location
+	HeldBackOmitted    int               `json:"heldBackOmitted"` // held-back locations not listed
+	MaxPerLocation     int64             `json:"maxPerLocation"`  // the session's cap of events per location per process
 }
 
 // Version names the evidence a reader saw: the reset cycle and the last
@@ -416,6 +443,12 @@ func (s *Session) Status() (Status, error) {
 		st.Hypotheses = append(st.Hypotheses, HypothesisCount{h, n})
 	}
 	sortCounts(st.Hypotheses)
+	st.HeldBack, st.HeldBackEvents = s.held.summary()
+	if len(st.HeldBack) > MaxHeldBackListed {
+		st.HeldBackOmitted = len(st.HeldBack) - MaxHeldBackListed
+		st.HeldBack = st.HeldBack[:MaxHeldBackListed]
+	}
+	st.MaxPerLocation = s.meta.Cap()
 	err := scanLines(s.diags, s.diagSz, func(line []byte) {
 		var d Diagnostic
 		if json.Unmarshal(line, &d) == nil {

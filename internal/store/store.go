@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 )
 
@@ -36,6 +37,20 @@ type Meta struct {
 	CreatedAt     int64  `json:"createdAt"` // epoch milliseconds
 	Epoch         int64  `json:"epoch"`     // reset cycle, from 1; invalidates earlier reads
 	IngestURL     string `json:"ingestUrl,omitempty"`
+	// MaxPerLocation is the cap of events per location per process that
+	// helpers apply; 0 means sessionenv.DefaultMaxPerLocation.
+	MaxPerLocation int64 `json:"maxPerLocation,omitempty"`
+	// Reproductions counts the reproduce runs of the session; the output
+	// kept is the last one's.
+	Reproductions int64 `json:"reproductions,omitempty"`
+}
+
+// Cap is the session's cap of events per location per process.
+func (m Meta) Cap() int64 {
+	if m.MaxPerLocation > 0 {
+		return m.MaxPerLocation
+	}
+	return sessionenv.DefaultMaxPerLocation
 }
 
 // Store is the set of sessions under one state root.
