@@ -20,12 +20,13 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/cli"
 	"github.com/agentic-debug-mode/debug-mode/internal/client"
 	"github.com/agentic-debug-mode/debug-mode/internal/mcp"
+	"github.com/agentic-debug-mode/debug-mode/internal/reproduce"
 )
 
 // The client starts the background service from os.Executable(), which in
 // a test is this test binary: it must answer to the service's hidden command.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == client.ServiceCommand {
+	if len(os.Args) > 1 && (os.Args[1] == client.ServiceCommand || os.Args[1] == reproduce.SupervisorCommand) {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	home, err := os.MkdirTemp("", "debug-mode-mcp-")
@@ -232,7 +233,7 @@ func TestToolList(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"capture", "captures", "clean", "create", "diff", "evidence_add", "evidence_list", "follow", "logs", "probes", "probes_remove", "query", "reset", "sessions", "status", "template"}
+	want := []string{"capture", "captures", "clean", "create", "diff", "evidence_add", "evidence_list", "follow", "logs", "output", "probes", "probes_remove", "query", "reproduce", "reset", "sessions", "status", "template"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
@@ -644,5 +645,59 @@ func TestServeAnswersBeforeTheEnd(t *testing.T) {
 		if !got[id] {
 			t.Errorf("no answer to request %s in:\n%s", id, out.String())
 		}
+	}
+}
+
+// TestReproduceTool: the reproduce tool runs a command (its words as the
+// command argument, flags of its own included) with the session in its
+// environment, reports its exit status, events and output tail, and the
+// output tool pages the rest, its next page given as the tool call.
+func TestReproduceTool(t *testing.T) {
+	cs := connect(t)
+	s := create(t, cs)
+	script := `for i in $(seq 1 150); do echo "line $i"; done
+printf '{"hypothesisId":"H1","location":"run.sh:2","message":"from the tool","data":{"session":"%s"},"timestamp":1784313728231}\n' "$AGENT_DEBUG_MODE_SESSION" >> "$AGENT_DEBUG_MODE_APPEND_PATH"
+echo "to stderr --json" >&2
+exit 4`
+	var rep struct {
+		Run struct {
+			ExitCode int `json:"exitCode"`
+		} `json:"run"`
+		Evidence struct {
+			Events int `json:"events"`
+		} `json:"evidence"`
+		Stdout struct {
+			TotalLines int `json:"totalLines"`
+		} `json:"stdout"`
+	}
+	r := ok(t, cs, "reproduce", map[string]any{"session": s.SessionID, "command": []string{"sh", "-c", script, "--json"}, "timeout": "1m"}, &rep)
+	if rep.Run.ExitCode != 4 || rep.Evidence.Events != 1 || rep.Stdout.TotalLines != 150 {
+		t.Fatalf("reproduce: %+v\n%s", rep, r.Text)
+	}
+	if !strings.Contains(r.Text, "exit status 4") || !strings.Contains(r.Text, "line 150") || !strings.Contains(r.Text, "to stderr --json") {
+		t.Fatalf("reproduce text:\n%s", r.Text)
+	}
+	var events struct {
+		Events []struct {
+			Data struct {
+				Session string `json:"session"`
+			} `json:"data"`
+		} `json:"events"`
+	}
+	ok(t, cs, "logs", map[string]any{"session": s.SessionID}, &events)
+	if len(events.Events) != 1 || events.Events[0].Data.Session != s.SessionID {
+		t.Fatalf("the command did not get the session in its environment: %+v", events)
+	}
+	r = ok(t, cs, "output", map[string]any{"session": s.SessionID, "limit": 100}, nil)
+	name, args := nextCall(t, r)
+	if name != "output" || args["offset"] != float64(100) {
+		t.Fatalf("next page %s %v\n%s", name, args, r.Text)
+	}
+	r = ok(t, cs, name, args, nil)
+	if !strings.Contains(r.Text, "line 101") || !strings.Contains(r.Text, "line 150") {
+		t.Fatalf("second page:\n%s", r.Text)
+	}
+	if r := call(t, cs, "reproduce", map[string]any{"session": s.SessionID, "command": []string{"no-such-program-xyz"}}); !r.IsError || r.Envelope.Error == nil || r.Envelope.Error.ExitCode != cli.ExitNotStarted {
+		t.Fatalf("a missing program: %+v", r)
 	}
 }

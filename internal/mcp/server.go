@@ -39,7 +39,7 @@ type Config struct {
 // Instructions tell a client's model how the tools fit together.
 const Instructions = `debug-mode gives runtime evidence while you debug a program. Read the code and run the program or its tests yourself first; use these tools only when the cause depends on values that exist only at run time.
 
-Loop: create (a session) → template (the helper and the probe call for the program's language; pass session to fill in its Ingest URL or Append Path) → paste one probe per hypothesis, each inside an "agent log" region → reproduce → status, logs, query (cite events by SEQ) → fix only what the evidence proves → reset → reproduce again to verify → probes_remove with yes → probes with check → clean.
+Loop: create (a session) → template (the helper and the probe call for the program's language; pass session to fill in its Ingest URL or Append Path) → paste one probe per hypothesis, each inside an "agent log" region → reproduce (runs the program in a new cycle and reports its evidence; with capture it also freezes that cycle) → logs, query (cite events by SEQ) → fix only what the evidence proves → reproduce with diff to verify → probes_remove with yes → probes with check → clean.
 
 Arguments are the CLI's flags without the leading dashes: a message about --limit means the argument limit. Where a result names a debug-mode command, call the tool of that name (evidence add is evidence_add, probes --remove is probes_remove) with its flags as arguments; a next page is given as the tool call itself. The text result is what the debug-mode command prints; structured content is its JSON envelope. Relative paths are relative to the folder this server was started in. The full method: run debug-mode skill.`
 

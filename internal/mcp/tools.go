@@ -78,7 +78,7 @@ func tools() []Tool {
 	return []Tool{
 		tool[CreateInput]("create", "Create a session", "create", Additive, "Returns the session id every other tool takes, the Ingest URL and the Append Path."),
 		tool[TemplateInput]("template", "Probe template for a language", "template", ReadOnly, ""),
-		tool[SessionInput]("reset", "Reset a session's evidence", "reset", Destructive, ""),
+		tool[ResetInput]("reset", "Reset a session's evidence", "reset", Destructive, ""),
 		tool[LogsInput]("logs", "Read events", "logs", ReadOnly, ""),
 		tool[QueryInput]("query", "Query events with jq", "query", ReadOnly, "To continue a page, give only session and cursor."),
 		tool[SessionInput]("status", "Session status", "status", ReadOnly, ""),
@@ -92,6 +92,8 @@ func tools() []Tool {
 		tool[CapturesInput]("captures", "List captures", "captures", ReadOnly, ""),
 		tool[FollowInput]("follow", "Follow a link", "follow", ReadOnly, ""),
 		tool[DiffInput]("diff", "Compare evidence", "diff", ReadOnly, ""),
+		tool[ReproduceInput]("reproduce", "Run the reproduction", "reproduce", Destructive, "Runs command (a program and its arguments, no shell) in the folder the server was started in."),
+		tool[OutputInput]("output", "Page the reproduction's output", "output", ReadOnly, ""),
 	}
 }
 
@@ -101,7 +103,32 @@ const removeNote = `Remove every well-formed "agent log" region under paths (def
 // The arguments of each tool. An argument is named like the flag it
 // becomes; `cli:"arg"` marks the command's positional arguments.
 
-type CreateInput struct{}
+type CreateInput struct {
+	MaxPerLocation int64 `json:"max-per-location,omitempty" jsonschema:"events a helper sends per location per process before it holds the rest back"`
+}
+
+type ResetInput struct {
+	Session        string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	MaxPerLocation int64  `json:"max-per-location,omitempty" jsonschema:"set the session's cap of events per location per process (default: keep it)"`
+}
+
+type ReproduceInput struct {
+	Session        string   `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	Command        []string `json:"command" cli:"arg" jsonschema:"the program and its arguments, e.g. [\"python3\", \"report.py\"]; no shell unless you give one: [\"sh\", \"-c\", \"make && ./app\"]"`
+	Keep           bool     `json:"keep,omitempty" jsonschema:"append to the current cycle instead of starting a new one"`
+	Capture        string   `json:"capture,omitempty" jsonschema:"capture this cycle afterwards, with this label (e.g. before-fix)"`
+	Diff           string   `json:"diff,omitempty" jsonschema:"compare this cycle afterwards with this capture (the one taken before the fix)"`
+	Timeout        string   `json:"timeout,omitempty" jsonschema:"end the command's whole process tree after this long, e.g. 30s or 10m"`
+	MaxPerLocation int64    `json:"max-per-location,omitempty" jsonschema:"set the session's cap of events per location per process"`
+}
+
+type OutputInput struct {
+	Session      string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	Stream       string `json:"stream,omitempty" jsonschema:"stdout or stderr"`
+	Offset       int    `json:"offset,omitempty" jsonschema:"skip this many lines"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"show at most this many lines, 1 to 1000"`
+	Reproduction int64  `json:"reproduction,omitempty" jsonschema:"fail unless the output is still this reproduction's (next pages set it)"`
+}
 
 type SessionInput struct {
 	Session string `json:"session" jsonschema:"session id (a UUID) from the create tool"`

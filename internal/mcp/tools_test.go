@@ -124,7 +124,7 @@ func toolsMatchCommands(t *testing.T, root *cobra.Command) {
 			}
 			want := map[string][]reflect.Kind{
 				"string": {reflect.String}, "bool": {reflect.Bool}, "int": {reflect.Int}, "int64": {reflect.Int64},
-				"stringArray": {reflect.Slice, reflect.Map}, "stringSlice": {reflect.Slice},
+				"stringArray": {reflect.Slice, reflect.Map}, "stringSlice": {reflect.Slice}, "duration": {reflect.String},
 			}[flag.Value.Type()]
 			if !slices.Contains(want, typ.Kind()) {
 				t.Errorf("%s: argument %s is a %s, flag --%s a %s", tl.Name, f.name, typ, f.name, flag.Value.Type())

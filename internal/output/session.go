@@ -86,7 +86,10 @@ func Status(w io.Writer, in service.StatusInfo) {
 	if in.HeldBackOmitted > 0 {
 		fmt.Fprintf(t, "\t… and %d more held-back locations\n", in.HeldBackOmitted)
 	}
-	fmt.Fprintf(t, "Cap\t%s events per location per process (past it a helper sends one held-back count)\n", thousands(in.MaxPerLocation))
+	if in.MaxPerLocation != sessionenv.DefaultMaxPerLocation {
+		// The default is documented; a changed cap is worth a line.
+		fmt.Fprintf(t, "Cap\t%s events per location per process (past it a helper sends one held-back count)\n", thousands(in.MaxPerLocation))
+	}
 	if in.RedactedEvents > 0 {
 		fmt.Fprintf(t, "Redacted\t%s had secret-looking values replaced before storage\n", plural(in.RedactedEvents, "event", "events"))
 	}

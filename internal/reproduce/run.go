@@ -194,6 +194,9 @@ wait:
 			done = nil
 		}
 	}
+	// The supervisor is gone, so its report is complete (a descendant
+	// never holds the descriptor, but the read is bounded all the same).
+	repR.SetReadDeadline(time.Now().Add(drainAfterExit))
 	rep := <-reportc
 	repR.Close()
 	// Every process of the tree has ended, so the pipes are at their end;

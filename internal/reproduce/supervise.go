@@ -62,6 +62,9 @@ type Report struct {
 // Supervise is the supervisor process's main: args are what follows the
 // hidden command. It writes one JSON report on descriptor 3.
 func Supervise(args []string) int {
+	// The report descriptor must not reach the command: a process that
+	// outlived us would hold the CLI's read open, or write into it.
+	syscall.CloseOnExec(3)
 	out := os.NewFile(3, "report")
 	var sp spec
 	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &sp) != nil || len(sp.Args) == 0 {
