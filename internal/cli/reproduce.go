@@ -147,7 +147,11 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	stop := func() {}
+	if o.env.capture == nil { // a command line of its own, not a call inside the MCP server (whose caller cancels ctx)
+		// Ctrl-C or a kill ends the command's tree and still reports.
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	}
 	res, err := reproduce.Run(ctx, reproduce.Spec{
 		Path: path, Args: o.args, Timeout: o.timeout,
 		Env: commandEnv(sessionenv.Values{SessionID: id, IngestURL: started.IngestURL, AppendPath: started.AppendPath, MaxPerLocation: started.MaxPerLocation}),
