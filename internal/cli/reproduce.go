@@ -309,6 +309,7 @@ func (o *reproduceOptions) next(id string, v output.ReproduceView, diffFrom stri
 	case v.Capture != nil:
 		n = append(n, "After the fix, compare: "+rerun("--diff", v.Capture.ID))
 	case diffFrom != "":
+		n = append(n, "Once the evidence proves the fix, remove the probes: "+output.CommandLine("probes", "--remove", "--yes"))
 	case v.Evidence.Events > 0:
 		n = append(n, "Before changing the code, freeze this cycle: "+output.CommandLine("capture", "--session", id, "--label", "before-fix"))
 	}

@@ -213,7 +213,7 @@ func regionsText(r *ReproduceRegions) string {
 			}
 			names = append(names, regionName(x))
 		}
-		s += fmt.Sprintf("; never fired: %s (that code did not run, or it holds only the helper)", strings.Join(names, ", "))
+		s += fmt.Sprintf("; never fired: %s (that code did not run, or it holds only the helper or its import)", strings.Join(names, ", "))
 	}
 	if r.Unmatched > 0 {
 		s += fmt.Sprintf("; %s in no region", plural(int64(r.Unmatched), "location", "locations"))
