@@ -172,6 +172,20 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 	}
 	run(0, true, "diff", "--session", id, "--from", c1, "--to", cap.Result.ID)
 	run(ExitStale, false, "logs", "--session", id, "--cycle", "1")
+	// reproduce: the command's output, its events, a held-back record and
+	// its own arguments are hostile; so are the capture label and the diff.
+	writeFile(t, filepath.Join(src, "out.txt"), "stdout"+hostileInLine+"\n") // a newline in output is a line of its own
+	writeFile(t, filepath.Join(src, "err.txt"), "stderr"+hostileInLine+"\n")
+	held, _ := json.Marshal(map[string]any{"agentDebugHeldBack": map[string]any{"hypothesisId": label, "location": "hot.py:1" + hostile, "process": "p" + hostile, "count": 5, "cap": 2}})
+	appendEvidence(t, filepath.Join(src, "ev.ndjson"), []map[string]any{
+		{"hypothesisId": label, "location": "app.py:3", "message": "m" + hostile, "data": map[string]any{"k" + hostile: "again" + hostile}, "timestamp": now + 20},
+	}, []string{string(held), "not json \x1b[31m\tFORGED"})
+	t.Chdir(src)
+	script := `cat out.txt; cat err.txt >&2; cat ev.ndjson >> "$AGENT_DEBUG_MODE_APPEND_PATH"; exit 1`
+	run(0, true, "reproduce", "--session", id, "--capture", "rep"+hostileInLine, "--diff", c1, "--", "sh", "-c", script, "sh", "arg"+hostile)
+	run(0, true, "output", "--session", id)
+	run(0, true, "output", "--session", id, "--stream", "stderr", "--limit", "1")
+	run(ExitNotStarted, true, "reproduce", "--session", id, "--", "./no such"+hostile)
 	run(0, false, "sessions")
 	run(0, false, "sessions", "--all")
 	run(0, true, "probes", "--remove", src, odd)

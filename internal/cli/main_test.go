@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/client"
+	"github.com/agentic-debug-mode/debug-mode/internal/reproduce"
 )
 
 // TestMain lets the test binary serve as the background service the tests
 // that read evidence start, and gives them a state root of their own.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == client.ServiceCommand {
+	if len(os.Args) > 1 && (os.Args[1] == client.ServiceCommand || os.Args[1] == reproduce.SupervisorCommand) {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	home, err := os.MkdirTemp("", "debug-mode-cli-")

@@ -81,7 +81,7 @@ const maxListed = 10
 // Reproduce renders the report: how the command ran, how long the settle
 // took, the evidence, the output tails, the capture or diff, what next.
 func Reproduce(w io.Writer, v ReproduceView) {
-	fmt.Fprintf(w, "REPRODUCED %s\n", oneLine(strings.Join(quoteAll(v.Command), " ")))
+	fmt.Fprintf(w, "REPRODUCED %s\n", Escape(strings.Join(quoteAll(v.Command), " ")))
 	t := table(w)
 	cycle := fmt.Sprintf("cycle %d (new)", v.Cycle)
 	if v.Kept {
@@ -98,7 +98,7 @@ func Reproduce(w io.Writer, v ReproduceView) {
 	if len(e.Hypotheses) > 0 {
 		parts := make([]string, len(e.Hypotheses))
 		for i, h := range e.Hypotheses {
-			parts[i] = fmt.Sprintf("%s %d", oneLine(h.ID), h.Events)
+			parts[i] = fmt.Sprintf("%s %d", Escape(h.ID), h.Events)
 		}
 		ev += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -106,7 +106,7 @@ func Reproduce(w io.Writer, v ReproduceView) {
 	if e.Rejected > 0 {
 		fmt.Fprintf(t, "Rejected\t%s; first reasons:\n", plural(e.Rejected, "record", "records"))
 		for _, d := range e.FirstRejections {
-			fmt.Fprintf(t, "\t  %s: %s\n", d.Position, oneLine(d.Reason))
+			fmt.Fprintf(t, "\t  %s: %s\n", d.Position, Escape(d.Reason))
 		}
 	}
 	for i, h := range e.HeldBack {
@@ -134,7 +134,7 @@ func Reproduce(w io.Writer, v ReproduceView) {
 		if c.Existing {
 			state = "already taken: the same evidence was captured before"
 		}
-		fmt.Fprintf(t, "Capture\t%s %q (%s) · %s\n", c.ID, oneLine(c.Label), state, plural(c.Header.Events, "event", "events"))
+		fmt.Fprintf(t, "Capture\t%s %q (%s) · %s\n", c.ID, Escape(c.Label), state, plural(c.Header.Events, "event", "events"))
 	}
 	t.Flush()
 	streamTail(w, "STDOUT", v.Stdout)
@@ -156,7 +156,7 @@ func Reproduce(w io.Writer, v ReproduceView) {
 
 // HeldBackLine is one held-back location, as status and reproduce say it.
 func HeldBackLine(h store.HeldBackCount) string {
-	s := fmt.Sprintf("%s events at %s (%s)", thousands(h.Count), oneLine(h.Location), oneLine(h.HypothesisID))
+	s := fmt.Sprintf("%s events at %s (%s)", thousands(h.Count), Escape(h.Location), Escape(h.HypothesisID))
 	if h.Processes > 1 {
 		s += fmt.Sprintf(" from %d processes", h.Processes)
 	}
@@ -242,7 +242,7 @@ func streamTail(w io.Writer, name string, s service.StreamTail) {
 	}
 	fmt.Fprintln(w, "\n"+head)
 	for _, l := range s.Lines {
-		fmt.Fprintln(w, "  "+oneLine(l))
+		fmt.Fprintln(w, "  "+Escape(l))
 	}
 }
 
@@ -296,7 +296,7 @@ func Output(w io.Writer, v OutputView) {
 		fmt.Fprintf(w, "OUTPUT none · session %s · cycle %d: no reproduction ran in this cycle (a reset discards the previous output).\nRun one: debug-mode reproduce --session %s -- <command> [args…]\n", v.SessionID, v.Cycle, v.SessionID)
 		return
 	}
-	fmt.Fprintf(w, "OUTPUT %s · session %s · cycle %d · reproduction %d · %s\n", v.Stream, v.SessionID, v.Cycle, v.Reproduction, oneLine(strings.Join(quoteAll(v.Command), " ")))
+	fmt.Fprintf(w, "OUTPUT %s · session %s · cycle %d · reproduction %d · %s\n", v.Stream, v.SessionID, v.Cycle, v.Reproduction, Escape(strings.Join(quoteAll(v.Command), " ")))
 	notes := []string{exitShort(v.Exit), sizeText(v.TotalBytes) + " written"}
 	if v.OmittedBytes > 0 {
 		notes = append(notes, sizeText(v.OmittedBytes)+" omitted from the middle (head and tail kept)")
@@ -311,7 +311,7 @@ func Output(w io.Writer, v OutputView) {
 	}
 	t := table(w)
 	for i, l := range v.Lines {
-		fmt.Fprintf(t, "%d\t%s\n", v.Offset+i+1, oneLine(l))
+		fmt.Fprintf(t, "%d\t%s\n", v.Offset+i+1, Escape(l))
 	}
 	t.Flush()
 	shown := fmt.Sprintf("Showing lines %d–%d of %d", v.Offset+1, v.Offset+v.Returned, v.TotalLines)
