@@ -230,3 +230,16 @@ func TestOutputBounded(t *testing.T) {
 		t.Fatalf("huge write kept %d bytes of %d", len(b), total)
 	}
 }
+
+// TestLongCommandLine: a command line longer than one argument may be
+// (128 KiB on Linux) reaches the command whole.
+func TestLongCommandLine(t *testing.T) {
+	args := []string{"sh", "-c", `echo $#`, "sh"}
+	for i := 0; i < 30000; i++ {
+		args = append(args, "argument-"+strconv.Itoa(i))
+	}
+	res := run(t, 10*time.Second, args...)
+	if got := kept(res.Stdout); got != "30000\n" {
+		t.Fatalf("stdout %q, report %+v", got, res.Report)
+	}
+}

@@ -5,6 +5,7 @@
 package reproduce
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -145,7 +146,8 @@ func Run(ctx context.Context, sp Spec) (Result, error) {
 		errW.Close()
 		return res, err
 	}
-	cmd := exec.Command(exe, SupervisorCommand, string(b))
+	cmd := exec.Command(exe, SupervisorCommand)
+	cmd.Stdin = bytes.NewReader(b)
 	cmd.Args[0] = os.Args[0] // multi-call test binaries dispatch on it
 	cmd.Env = sp.Env
 	cmd.Stdout, cmd.Stderr = outW, errW // files: the command writes to the pipes directly

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -26,7 +27,8 @@ import (
 // server, where tool calls run side by side.
 const SupervisorCommand = "__reproduce"
 
-// spec is what the CLI passes to the supervisor, as one JSON argument.
+// spec is what the CLI passes to the supervisor, as JSON on its stdin (an
+// argument could not hold a long command line).
 type spec struct {
 	Args    []string `json:"args"` // Args[0] resolved to a path already
 	Timeout int64    `json:"timeoutMs"`
@@ -59,15 +61,19 @@ type Report struct {
 	Note       string `json:"note,omitempty"`
 }
 
-// Supervise is the supervisor process's main: args are what follows the
-// hidden command. It writes one JSON report on descriptor 3.
+// maxSpecBytes bounds the spec read from stdin.
+const maxSpecBytes = 16 << 20
+
+// Supervise is the supervisor process's main: it reads the spec from
+// stdin and writes one JSON report on descriptor 3.
 func Supervise(args []string) int {
 	// The report descriptor must not reach the command: a process that
 	// outlived us would hold the CLI's read open, or write into it.
 	syscall.CloseOnExec(3)
 	out := os.NewFile(3, "report")
 	var sp spec
-	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &sp) != nil || len(sp.Args) == 0 {
+	b, err := io.ReadAll(io.LimitReader(os.Stdin, maxSpecBytes))
+	if len(args) != 0 || err != nil || json.Unmarshal(b, &sp) != nil || len(sp.Args) == 0 {
 		fmt.Fprintln(os.Stderr, "debug-mode: "+SupervisorCommand+" is internal to debug-mode reproduce")
 		return 2
 	}
