@@ -146,7 +146,7 @@ func TestCaptureDamage(t *testing.T) {
 			if err != nil || len(list) != 1 || list[0].Integrity != IntegrityDamaged || !strings.Contains(list[0].Problem, tc.want) {
 				t.Fatalf("list: %+v, %v", list, err)
 			}
-			if _, err := e.cs.Diff(e.sess, id, ""); !errors.Is(err, ErrDamaged) {
+			if _, err := e.cs.Diff(e.sess, DiffOptions{From: id}); !errors.Is(err, ErrDamaged) {
 				t.Fatalf("diff of a damaged capture: %v", err)
 			}
 			// Capturing the same evidence again never overwrites it silently.

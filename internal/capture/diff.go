@@ -1,14 +1,10 @@
 package capture
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
@@ -46,6 +42,38 @@ const (
 	GroupOnlyAfter  = "only_after"  // no event of this group before
 )
 
+// Comparison modes.
+const (
+	ModeAuto         = "auto"         // distribution when aligning would be approximate or most aligned events changed, align otherwise
+	ModeAlign        = "align"        // align each group's events by their data, as a line diff aligns lines
+	ModeDistribution = "distribution" // compare how often each value occurs, per group and data path
+)
+
+// DiffOptions say what to compare, and how.
+type DiffOptions struct {
+	From   string   `json:"from"`             // the capture before
+	To     string   `json:"to,omitempty"`     // the capture after; "" is the live cycle
+	Mode   string   `json:"mode,omitempty"`   // "" is ModeAuto
+	Fields []string `json:"fields,omitempty"` // compare only these data paths
+	Ignore []string `json:"ignore,omitempty"` // leave these data paths out of alignment and comparison
+}
+
+// Check validates the mode and the paths.
+func (o DiffOptions) Check() error {
+	switch o.Mode {
+	case "", ModeAuto, ModeAlign, ModeDistribution:
+	default:
+		return badRequest("--mode %q: use auto, align or distribution", o.Mode)
+	}
+	if err := CheckPaths(o.Fields); err != nil {
+		return badRequest("--fields %v", err)
+	}
+	if err := CheckPaths(o.Ignore); err != nil {
+		return badRequest("--ignore %v", err)
+	}
+	return nil
+}
+
 // Side describes one evidence set of a comparison and how much of it was read.
 type Side struct {
 	Kind            string `json:"kind"` // capture or live
@@ -77,19 +105,20 @@ type Group struct {
 	Approximate   bool        `json:"approximate"`      // more than MaxDiffEdits edits: paired by position, not aligned
 	FirstBefore   int64       `json:"firstBeforeSeq,omitempty"`
 	FirstAfter    int64       `json:"firstAfterSeq,omitempty"`
-	Examples      []Change    `json:"examples,omitempty"`  // the first few changed values
+	Examples      []Change    `json:"examples,omitempty"`  // the first few changed values, with the fields that differ
 	Unmatched     []Unmatched `json:"unmatched,omitempty"` // the first few events only before or only after, in a group on both sides
 }
 
 // Change is one data value that differs: an aligned pair of events of a
 // group, one on each side.
 type Change struct {
-	BeforeSeq int64           `json:"beforeSeq"`
-	AfterSeq  int64           `json:"afterSeq"`
-	Before    json.RawMessage `json:"before"`
-	After     json.RawMessage `json:"after"`
-	Paths     []string        `json:"paths"` // the data paths that differ (the first few)
-	Cut       bool            `json:"cut,omitempty"`
+	BeforeSeq  int64           `json:"beforeSeq"`
+	AfterSeq   int64           `json:"afterSeq"`
+	Before     json.RawMessage `json:"before"`
+	After      json.RawMessage `json:"after"`
+	Cut        bool            `json:"cut,omitempty"` // a data value over 1 KiB, given as a string of its start
+	Fields     []FieldChange   `json:"fields"`        // each data path that differs, with both values (the first 8)
+	MoreFields int             `json:"moreFields"`    // further paths that differ, not listed
 }
 
 // Unmatched is an event of a group on both sides that has no counterpart
@@ -104,18 +133,32 @@ type Unmatched struct {
 // EventBrief is an event as a comparison cites it.
 type EventBrief struct {
 	Seq        int64           `json:"seq"`
+	Position   int64           `json:"position"` // 1-based, in its side's logs order
 	Hypothesis string          `json:"hypothesis"`
 	Location   string          `json:"location"`
 	Message    string          `json:"message"`
 	Data       json.RawMessage `json:"data"`
 }
 
-// Divergence is the first place, in logs order, where the two runs differ.
+// Reasons of a divergence. Each names events of one group, never a pair
+// from two different groups.
+const (
+	DivergedData       = "data"              // an event aligned with its counterpart, with other data
+	DivergedOnlyBefore = "only_before"       // an event before with no counterpart after, in a group on both sides
+	DivergedOnlyAfter  = "only_after"        // an event after with no counterpart before, in a group on both sides
+	DivergedNoAfter    = "group_only_before" // the first event of a group that has no events after
+	DivergedNoBefore   = "group_only_after"  // the first event of a group that has no events before
+	DivergedOrder      = "order"             // every group has the same events, interleaved in another order
+)
+
+// Divergence is the first event, in logs order, where the two runs differ:
+// the earlier of the first differing event before and the first after.
 type Divergence struct {
-	Position int64       `json:"position"` // 1-based, in logs order, on both sides
-	Reason   string      `json:"reason"`   // group, data, only_before, only_after, before_ended, after_ended
-	Before   *EventBrief `json:"before,omitempty"`
-	After    *EventBrief `json:"after,omitempty"`
+	Position int64         `json:"position"` // 1-based, in logs order, of that event on its side
+	Reason   string        `json:"reason"`
+	Before   *EventBrief   `json:"before,omitempty"` // with After, the same group's counterpart
+	After    *EventBrief   `json:"after,omitempty"`
+	Fields   []FieldChange `json:"fields,omitempty"` // data: the paths that differ
 }
 
 // DiffCounts sum up the groups and their events.
@@ -149,23 +192,31 @@ type DiffResult struct {
 	FirstDivergence *Divergence `json:"firstDivergence"`
 	Groups          []Group     `json:"groups"` // differing groups first
 	GroupsOmitted   int         `json:"groupsOmitted"`
+	// How the comparison was made, and why: align pairs events one by one,
+	// distribution compares how often each value occurs.
+	Mode         string        `json:"mode"`
+	ModeReason   string        `json:"modeReason"`
+	Fields       []string      `json:"fields,omitempty"` // only these data paths were compared
+	Ignore       []string      `json:"ignore,omitempty"` // these data paths were left out
+	Distribution *Distribution `json:"distribution,omitempty"`
 }
 
 const noGroup = math.MaxUint32
 
 // set is one side reduced to what comparing needs, about 16 bytes an event.
 type set struct {
-	side  Side
-	grp   []uint32 // group number of each compared sequence-1
-	dh    []uint64 // data hash of each compared sequence-1
-	keys  []string // hypothesis \x00 location \x00 message, raw JSON-escaped
-	keyNo map[string]uint32
-	buf   []byte
-	order []int32 // compared sequences-1 in logs order
-	line  func(seq int64) ([]byte, error)
+	side   Side
+	filter *pathNode // what of the data is compared; nil: all of it
+	grp    []uint32  // group number of each compared sequence-1
+	dh     []uint64  // data hash of each compared sequence-1
+	keys   []string  // hypothesis \x00 location \x00 message, raw JSON-escaped
+	keyNo  map[string]uint32
+	buf    []byte
+	order  []int32 // compared sequences-1 in logs order
+	line   func(seq int64) ([]byte, error)
 }
 
-func newSet() *set { return &set{keyNo: map[string]uint32{}} }
+func newSet(filter *pathNode) *set { return &set{keyNo: map[string]uint32{}, filter: filter} }
 
 func (s *set) add(seq int64, e event) {
 	if seq > int64(MaxDiffEvents) {
@@ -189,7 +240,11 @@ func (s *set) add(seq int64, e event) {
 		s.side.Ungrouped++
 	}
 	s.grp = append(s.grp, n)
-	s.dh = append(s.dh, dataHash(e.data))
+	if s.filter == nil {
+		s.dh = append(s.dh, dataHash(e.data))
+	} else {
+		s.dh = append(s.dh, filteredHash(e.data, s.filter))
+	}
 }
 
 // finish takes the logs order from the view and keeps a reader for examples.
@@ -214,12 +269,12 @@ func (s *set) finish(v *store.Snapshot) error {
 }
 
 // liveSet reads the session's current cycle into a set.
-func liveSet(sess *store.Session) (*set, error) {
+func liveSet(sess *store.Session, filter *pathNode) (*set, error) {
 	v, err := sess.Snapshot(0)
 	if err != nil {
 		return nil, err
 	}
-	s := newSet()
+	s := newSet(filter)
 	it := v.Iter(store.Filter{})
 	for seq := int64(1); seq <= int64(min(v.N, MaxDiffEvents+1)); seq++ {
 		line, err := it.Line(seq)
@@ -228,7 +283,7 @@ func liveSet(sess *store.Session) (*set, error) {
 		}
 		e, ok := parseEvent(line)
 		if !ok {
-			return nil, fmt.Errorf("stored event SEQ %d is unreadable", seq)
+			return nil, errUnreadable(seq)
 		}
 		s.add(seq, e)
 	}
@@ -240,9 +295,16 @@ func liveSet(sess *store.Session) (*set, error) {
 	return s, v.Check()
 }
 
-// Diff compares capture from (before) with capture to (after), or with the
-// session's live cycle when to is "".
-func (cs *Store) Diff(sess *store.Session, from, to string) (DiffResult, error) {
+// Diff compares capture o.From (before) with capture o.To (after), or with
+// the session's live cycle when o.To is "".
+func (cs *Store) Diff(sess *store.Session, o DiffOptions) (DiffResult, error) {
+	if err := o.Check(); err != nil {
+		return DiffResult{}, err
+	}
+	filter, err := newFilter(o.Fields, o.Ignore)
+	if err != nil {
+		return DiffResult{}, badRequest("%v", err)
+	}
 	var opened []*Capture
 	defer func() {
 		for _, c := range opened {
@@ -251,9 +313,9 @@ func (cs *Store) Diff(sess *store.Session, from, to string) (DiffResult, error) 
 	}()
 	side := func(id string) (*set, error) {
 		if id == "" {
-			return liveSet(sess)
+			return liveSet(sess, filter)
 		}
-		s := newSet()
+		s := newSet(filter)
 		c, err := cs.Open(sess.ID(), id, OpenOptions{onEvent: s.add})
 		if err != nil {
 			return nil, err
@@ -264,18 +326,21 @@ func (cs *Store) Diff(sess *store.Session, from, to string) (DiffResult, error) 
 			Truncated: s.side.Truncated, GroupsBound: s.side.GroupsBound, Ungrouped: s.side.Ungrouped}
 		return s, s.finish(c.snap)
 	}
-	a, err := side(from)
+	a, err := side(o.From)
 	if err != nil {
 		return DiffResult{}, err
 	}
-	b, err := side(to)
+	b, err := side(o.To)
 	if err != nil {
 		return DiffResult{}, err
 	}
-	r, err := compare(a, b)
+	r, err := compare(a, b, o.Mode)
 	r.SessionID = sess.ID()
+	r.Fields, r.Ignore = o.Fields, o.Ignore
 	return r, err
 }
+
+func errUnreadable(seq int64) error { return fmt.Errorf("stored event SEQ %d is unreadable", seq) }
 
 // members lists, per group, its sequences-1 in logs order.
 type members struct {
@@ -315,8 +380,9 @@ type pair struct {
 }
 
 // compare pairs the groups of both sides, aligns each pair's events by
-// their data, and finds the first divergence.
-func compare(a, b *set) (DiffResult, error) {
+// their data, finds the first divergence, and in distribution mode counts
+// the values of both sides.
+func compare(a, b *set, mode string) (DiffResult, error) {
 	r := DiffResult{Before: a.side, After: b.side, Groups: []Group{}}
 	r.Complete = !a.side.Truncated && !a.side.GroupsBound && !b.side.Truncated && !b.side.GroupsBound
 	pairA := fill(len(a.keys), -1)
@@ -524,7 +590,7 @@ func compare(a, b *set) (DiffResult, error) {
 		r.Groups[sg.group].Unmatched = append(r.Groups[sg.group].Unmatched, u)
 	}
 
-	// Examples: read both data values and name the paths that differ.
+	// Examples: read both data values and name the fields that differ.
 	for _, ex := range examples {
 		da, err := rawData(a, ex.seqA)
 		if err != nil {
@@ -534,7 +600,9 @@ func compare(a, b *set) (DiffResult, error) {
 		if err != nil {
 			return r, err
 		}
-		ch := Change{BeforeSeq: ex.seqA, AfterSeq: ex.seqB, Paths: dataPaths(da, db)}
+		ch := Change{BeforeSeq: ex.seqA, AfterSeq: ex.seqB}
+		ch.Fields, ch.MoreFields = fieldChanges(da, db, a.filter)
+		ch.MoreFields -= len(ch.Fields)
 		ch.Before, ch.Cut = clip(da)
 		var cutB bool
 		ch.After, cutB = clip(db)
@@ -542,60 +610,24 @@ func compare(a, b *set) (DiffResult, error) {
 		r.Groups[ex.group].Examples = append(r.Groups[ex.group].Examples, ch)
 	}
 
-	// The first divergence, walking both logs orders together: the first
-	// position where the two events are not aligned with each other, or
-	// are, with different data. Before it, both runs are the same events in
-	// the same order.
-	n := min(len(a.order), len(b.order))
-	for k := 0; k < n && r.FirstDivergence == nil; k++ {
-		i, j := a.order[k], b.order[k]
-		reason := ""
-		switch {
-		case a.grp[i] == noGroup && b.grp[j] == noGroup:
-			continue // past the group bound on both sides: not compared (the result says it is partial)
-		case a.grp[i] == noGroup || b.grp[j] == noGroup:
-			reason = "group"
-		case partA[i] == j:
-			if a.dh[i] == b.dh[j] {
-				continue
-			}
-			reason = "data"
-		case partA[i] < 0 && partB[j] < 0 && (pairA[a.grp[i]] < 0 || pairA[a.grp[i]] != pairB[b.grp[j]]):
-			reason = "group" // each on one side only, in different groups
-		case partA[i] < 0:
-			reason = "only_before"
-		case partB[j] < 0:
-			reason = "only_after"
-		default:
-			reason = "group" // both aligned, with other events: the groups interleave differently
-		}
-		d := &Divergence{Position: int64(k) + 1, Reason: reason}
-		var err error
-		if d.Before, err = brief(a, int64(i)+1); err != nil {
-			return r, err
-		}
-		if d.After, err = brief(b, int64(j)+1); err != nil {
-			return r, err
-		}
-		r.FirstDivergence = d
-	}
-	if r.FirstDivergence == nil && len(a.order) != len(b.order) {
-		d := &Divergence{Position: int64(n) + 1}
-		var err error
-		if len(a.order) > n {
-			d.Reason = "after_ended"
-			d.Before, err = brief(a, int64(a.order[n])+1)
-		} else {
-			d.Reason = "before_ended"
-			d.After, err = brief(b, int64(b.order[n])+1)
-		}
-		if err != nil {
-			return r, err
-		}
-		r.FirstDivergence = d
+	var err error
+	if r.FirstDivergence, err = divergence(a, b, pairA, pairB, partA, partB); err != nil {
+		return r, err
 	}
 	r.Identical = r.Complete && r.FirstDivergence == nil && r.Counts.Same == r.Counts.Groups &&
 		a.side.Events == b.side.Events
+
+	r.Mode, r.ModeReason = chooseMode(mode, r.Counts)
+	if r.Mode == ModeDistribution {
+		// Every event of the paired groups is counted: whether aligning
+		// them was approximate no longer matters.
+		if r.Distribution, err = distribute(a, b, pairA, pairB, r.Groups[:len(pairs)], a.filter); err != nil {
+			return r, err
+		}
+		dist := r.Distribution
+		r.Complete = !a.side.Truncated && !a.side.GroupsBound && !b.side.Truncated && !b.side.GroupsBound &&
+			!dist.ValuesBound && !dist.PathsBound
+	}
 
 	rank := map[string]int{GroupChanged: 0, GroupCount: 1, GroupEdited: 2, GroupOnlyBefore: 3, GroupOnlyAfter: 4, GroupSame: 5}
 	sort.SliceStable(r.Groups, func(i, j int) bool {
@@ -641,7 +673,7 @@ func brief(s *set, seq int64) (*EventBrief, error) {
 	}
 	e, ok := parseEvent(line)
 	if !ok {
-		return nil, fmt.Errorf("stored event SEQ %d is unreadable", seq)
+		return nil, errUnreadable(seq)
 	}
 	data, _ := clip(e.data)
 	return &EventBrief{Seq: seq, Hypothesis: unescape(e.hyp), Location: unescape(e.loc), Message: unescape(e.msg), Data: data}, nil
@@ -655,7 +687,7 @@ func rawData(s *set, seq int64) ([]byte, error) {
 	}
 	e, ok := parseEvent(line)
 	if !ok {
-		return nil, fmt.Errorf("stored event SEQ %d is unreadable", seq)
+		return nil, errUnreadable(seq)
 	}
 	return e.data, nil
 }
@@ -670,87 +702,136 @@ func clip(data []byte) (json.RawMessage, bool) {
 	return b, true
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// Automatic mode: distribution when at least this many aligned events
+// changed and they are most of the events of the groups on both sides.
+const minChangedForDistribution = 50
 
-// dataPaths names the first few jq paths at which two JSON values differ.
-func dataPaths(a, b []byte) []string {
-	va, errA := decodeNumber(a)
-	vb, errB := decodeNumber(b)
-	if errA != nil || errB != nil {
-		return []string{"."}
+// chooseMode settles the mode and says why.
+func chooseMode(mode string, c DiffCounts) (string, string) {
+	switch mode {
+	case ModeAlign, ModeDistribution:
+		return mode, "asked for with --mode " + mode
 	}
-	out := []string{}
-	walkDiff(va, vb, "", &out)
-	if len(out) == 0 {
-		out = append(out, ".")
+	inBoth := c.SameEvents + c.ChangedPairs + c.OnlyBeforeEvents + c.OnlyAfterEvents
+	switch {
+	case c.Approximate > 0:
+		return ModeDistribution, fmt.Sprintf("automatic: %s needed more than %d edits to align, so pairing events one by one would be approximate",
+			countNoun(int64(c.Approximate), "group", "groups"), MaxDiffEdits)
+	case c.ChangedPairs >= minChangedForDistribution && 2*c.ChangedPairs > inBoth:
+		return ModeDistribution, fmt.Sprintf("automatic: %d of the %d events aligned one by one have changed data, as in a run that is not deterministic",
+			c.ChangedPairs, c.SameEvents+c.ChangedPairs)
 	}
-	return out
+	return ModeAlign, fmt.Sprintf("automatic: every group aligned within %d edits, with few changed values", MaxDiffEdits)
 }
 
-func decodeNumber(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
+func countNoun(n int64, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
-func walkDiff(a, b any, path string, out *[]string) {
-	if len(*out) >= maxPaths {
-		return
-	}
-	at := func(p string) string {
-		if p == "" {
-			return "."
+// divergence finds the first event, in logs order, where the runs differ:
+// the earlier of the first event before and the first event after that is
+// not aligned with an equal event of its group. When there is none but the
+// groups interleave in another order, it is the first event whose aligned
+// counterpart sits elsewhere. Events past the group bound are not compared.
+func divergence(a, b *set, pairA, pairB, partA, partB []int32) (*Divergence, error) {
+	differs := func(s *set, part []int32, i int32, other *set) bool {
+		if s.grp[i] == noGroup {
+			return false
 		}
-		return p
+		j := part[i]
+		return j < 0 || s.dh[i] != other.dh[j]
 	}
-	ma, okA := a.(map[string]any)
-	mb, okB := b.(map[string]any)
-	if okA && okB {
-		keys := make([]string, 0, len(ma)+len(mb))
-		for k := range ma {
-			keys = append(keys, k)
-		}
-		for k := range mb {
-			if _, ok := ma[k]; !ok {
-				keys = append(keys, k)
+	first := func(s *set, part []int32, other *set) int {
+		for k, i := range s.order {
+			if differs(s, part, i, other) {
+				return k
 			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := path + "." + k
-			if !identRE.MatchString(k) {
-				p = path + "[" + strconv.Quote(k) + "]"
+		return -1
+	}
+	posOf := func(s *set, i int32) int {
+		for k, x := range s.order {
+			if x == i {
+				return k
 			}
-			va, inA := ma[k]
-			vb, inB := mb[k]
-			if !inA || !inB {
-				if len(*out) < maxPaths {
-					*out = append(*out, p)
-				}
+		}
+		return -1
+	}
+	ka, kb := first(a, partA, b), first(b, partB, a)
+	d := &Divergence{}
+	var err error
+	cite := func(s *set, i int32, k int) *EventBrief {
+		if err != nil {
+			return nil
+		}
+		var e *EventBrief
+		e, err = brief(s, int64(i)+1)
+		if e != nil {
+			e.Position = int64(k) + 1
+		}
+		return e
+	}
+	switch {
+	case ka >= 0 && (kb < 0 || ka <= kb):
+		i := a.order[ka]
+		d.Position = int64(ka) + 1
+		d.Before = cite(a, i, ka)
+		switch j := partA[i]; {
+		case j >= 0:
+			d.Reason = DivergedData
+			d.After = cite(b, j, posOf(b, j))
+		case pairA[a.grp[i]] >= 0:
+			d.Reason = DivergedOnlyBefore
+		default:
+			d.Reason = DivergedNoAfter
+		}
+	case kb >= 0:
+		j := b.order[kb]
+		d.Position = int64(kb) + 1
+		d.After = cite(b, j, kb)
+		switch i := partB[j]; {
+		case i >= 0:
+			d.Reason = DivergedData
+			d.Before = cite(a, i, posOf(a, i))
+		case pairB[b.grp[j]] >= 0:
+			d.Reason = DivergedOnlyAfter
+		default:
+			d.Reason = DivergedNoBefore
+		}
+	default:
+		// The same events in every group: do they interleave alike?
+		k := 0
+		for ; k < len(a.order) && k < len(b.order); k++ {
+			i, j := a.order[k], b.order[k]
+			if a.grp[i] == noGroup || partA[i] == j {
 				continue
 			}
-			walkDiff(va, vb, p, out)
+			break
 		}
-		return
-	}
-	sa, okA := a.([]any)
-	sb, okB := b.([]any)
-	if okA && okB {
-		for i := 0; i < max(len(sa), len(sb)); i++ {
-			p := path + "[" + strconv.Itoa(i) + "]"
-			if i >= len(sa) || i >= len(sb) {
-				if len(*out) < maxPaths {
-					*out = append(*out, p)
-				}
-				continue
-			}
-			walkDiff(sa[i], sb[i], p, out)
+		if k >= len(a.order) || k >= len(b.order) {
+			return nil, nil
 		}
-		return
+		i := a.order[k]
+		d.Position, d.Reason = int64(k)+1, DivergedOrder
+		d.Before = cite(a, i, k)
+		d.After = cite(b, partA[i], posOf(b, partA[i]))
 	}
-	if !reflect.DeepEqual(a, b) && len(*out) < maxPaths {
-		*out = append(*out, at(path))
+	if err != nil {
+		return nil, err
 	}
+	if d.Reason == DivergedData {
+		da, err := rawData(a, d.Before.Seq)
+		if err != nil {
+			return nil, err
+		}
+		db, err := rawData(b, d.After.Seq)
+		if err != nil {
+			return nil, err
+		}
+		d.Fields, _ = fieldChanges(da, db, a.filter)
+	}
+	return d, nil
 }

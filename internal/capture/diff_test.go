@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -76,7 +77,12 @@ func (e *env) run(events ...string) {
 
 func (e *env) diff(from, to string) DiffResult {
 	e.t.Helper()
-	r, err := e.cs.Diff(e.sess, from, to)
+	return e.diffWith(DiffOptions{From: from, To: to})
+}
+
+func (e *env) diffWith(o DiffOptions) DiffResult {
+	e.t.Helper()
+	r, err := e.cs.Diff(e.sess, o)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -138,8 +144,10 @@ func TestDiffDisjoint(t *testing.T) {
 	if r.Identical || r.Counts.InBoth != 0 || r.Counts.OnlyBefore != 4 || r.Counts.OnlyAfter != 1 {
 		t.Fatalf("disjoint: %+v", r.Counts)
 	}
+	// Never a pair of events from two groups: the first event before is
+	// of a group with no events after.
 	d := r.FirstDivergence
-	if d == nil || d.Position != 1 || d.Reason != "group" || d.Before.Seq != 1 || d.After.Seq != 1 {
+	if d == nil || d.Position != 1 || d.Reason != DivergedNoAfter || d.Before.Seq != 1 || d.Before.Position != 1 || d.After != nil {
 		t.Fatalf("divergence: %+v", d)
 	}
 	if g := groupOf(r, "H9", "other.py:1", "else"); g == nil || g.Status != GroupOnlyAfter || g.After != 2 || g.FirstAfter != 1 {
@@ -148,7 +156,7 @@ func TestDiffDisjoint(t *testing.T) {
 	// Nothing on one side at all.
 	e.reset()
 	r = e.diff(a, "")
-	if r.Counts.OnlyBefore != 4 || r.FirstDivergence == nil || r.FirstDivergence.Reason != "after_ended" || r.FirstDivergence.After != nil {
+	if r.Counts.OnlyBefore != 4 || r.FirstDivergence == nil || r.FirstDivergence.Reason != DivergedNoAfter || r.FirstDivergence.After != nil {
 		t.Fatalf("empty after: %+v %+v", r.Counts, r.FirstDivergence)
 	}
 }
@@ -180,7 +188,8 @@ func TestDiffPartlyChanged(t *testing.T) {
 		t.Fatalf("total group: %+v", total)
 	}
 	ex := total.Examples[0]
-	if ex.BeforeSeq != 3 || ex.AfterSeq != 3 || string(ex.Before) != `{"total":-3.5}` || string(ex.After) != `{"total":3.5}` || fmt.Sprint(ex.Paths) != "[.total]" {
+	if ex.BeforeSeq != 3 || ex.AfterSeq != 3 || string(ex.Before) != `{"total":-3.5}` || string(ex.After) != `{"total":3.5}` ||
+		jsonOf(t, ex.Fields) != `[{"path":".total","before":"-3.5","after":"3.5"}]` {
 		t.Fatalf("example: %+v", ex)
 	}
 	if g := groupOf(r, "H2", "src/cart.py:12", "discount"); g == nil || g.Status != GroupCount || g.Before != 2 || g.After != 1 {
@@ -190,7 +199,8 @@ func TestDiffPartlyChanged(t *testing.T) {
 		t.Fatalf("moved group: %+v", g)
 	}
 	d := r.FirstDivergence
-	if d == nil || d.Position != 3 || d.Reason != "data" || d.Before.Seq != 3 || d.After.Seq != 3 {
+	if d == nil || d.Position != 3 || d.Reason != DivergedData || d.Before.Seq != 3 || d.After.Seq != 3 ||
+		jsonOf(t, d.Fields) != `[{"path":".total","before":"-3.5","after":"3.5"}]` {
 		t.Fatalf("divergence: %+v", d)
 	}
 	if r.Groups[0].Status != GroupChanged {
@@ -204,13 +214,132 @@ func TestDiffPartlyChanged(t *testing.T) {
 	}
 }
 
-func TestDiffDataPaths(t *testing.T) {
-	got := dataPaths([]byte(`{"a":1,"b":{"c":[1,2,3]},"d":"x","weird key":1}`), []byte(`{"a":1,"b":{"c":[1,5]},"e":1,"weird key":2}`))
-	if fmt.Sprint(got) != `[.b.c[1] .b.c[2] .d .e ["weird key"]]` {
-		t.Fatalf("paths: %v", got)
+func TestDiffFieldChanges(t *testing.T) {
+	got, n := fieldChanges([]byte(`{"a":1,"b":{"c":[1,2,3]},"d":"x","weird key":1}`), []byte(`{"a":1,"b":{"c":[1,5]},"e":1,"weird key":2}`), nil)
+	if n != 5 || jsonOf(t, got) != `[{"path":".b.c[1]","before":"2","after":"5"},{"path":".b.c[2]","before":"3","absent":"after"},{"path":".d","before":"\"x\"","absent":"after"},{"path":".e","after":"1","absent":"before"},{"path":"[\"weird key\"]","before":"1","after":"2"}]` {
+		t.Fatalf("fields (%d): %s", n, jsonOf(t, got))
 	}
-	if got := dataPaths([]byte(`1`), []byte(`2`)); fmt.Sprint(got) != "[.]" {
-		t.Fatalf("scalar: %v", got)
+	if got, _ := fieldChanges([]byte(`1`), []byte(`2`), nil); jsonOf(t, got) != `[{"path":".","before":"1","after":"2"}]` {
+		t.Fatalf("scalar: %s", jsonOf(t, got))
+	}
+	// More paths than are listed: counted.
+	var a, b []string
+	for i := 0; i < 12; i++ {
+		a, b = append(a, fmt.Sprintf(`"k%02d":%d`, i, i)), append(b, fmt.Sprintf(`"k%02d":%d`, i, -i-1))
+	}
+	if got, n := fieldChanges([]byte("{"+strings.Join(a, ",")+"}"), []byte("{"+strings.Join(b, ",")+"}"), nil); len(got) != maxFieldChanges || n != 12 {
+		t.Fatalf("bounded: %d listed of %d", len(got), n)
+	}
+}
+
+// A long value is never cut so that the difference is hidden: both sides
+// show the same window around the first character that differs.
+func TestDiffLongValueWindow(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 30) // 300 characters
+	before := `{"note":"` + long + `-1970-01-rest` + long + `"}`
+	after := `{"note":"` + long + `-2026-11-rest` + long + `"}`
+	got, _ := fieldChanges([]byte(before), []byte(after), nil)
+	if len(got) != 1 {
+		t.Fatalf("fields: %s", jsonOf(t, got))
+	}
+	f := got[0]
+	if !f.Cut || f.From != 1+len(long)+1-windowContext || !strings.Contains(f.Before, "-1970-01-rest") || !strings.Contains(f.After, "-2026-11-rest") ||
+		strings.Index(f.Before, "-1970") != strings.Index(f.After, "-2026") || !strings.HasPrefix(f.Before, "…") || !strings.HasSuffix(f.After, "…") ||
+		len([]rune(f.Before)) != valueWindow+2 {
+		t.Fatalf("window: %+v", f)
+	}
+	// Short values stay whole.
+	if wa, wb, _, cut := Window(`"1970-01"`, `"2026-11"`, valueWindow); cut || wa != `"1970-01"` || wb != `"2026-11"` {
+		t.Fatalf("short: %s %s", wa, wb)
+	}
+	// One side a prefix of the other: the window starts where it ends.
+	wa, wb, _, _ := Window(long+"x", long, 20)
+	if !strings.HasSuffix(wa, "x") || !strings.HasSuffix(wb, "j") || !strings.HasPrefix(wa, "…") {
+		t.Fatalf("prefix: %q %q", wa, wb)
+	}
+}
+
+// The first divergence never pairs events of two different groups.
+func TestDiffDivergenceWithinOneGroup(t *testing.T) {
+	e := newEnv(t)
+	e.run("H1|a.py:1|x|1", "H2|a.py:2|y|2", "H3|a.py:3|z|3", "H3|a.py:3|z|4")
+	a := e.capture("").ID
+	e.reset()
+	// H2 is gone: before, position 2 is H2; after, position 2 is H3.
+	e.run("H1|a.py:1|x|1", "H3|a.py:3|z|3", "H3|a.py:3|z|4")
+	d := e.diff(a, "").FirstDivergence
+	if d == nil || d.Reason != DivergedNoAfter || d.Position != 2 || d.Before.Hypothesis != "H2" || d.After != nil {
+		t.Fatalf("group gone: %+v", d)
+	}
+	// A new group: its first event after.
+	e.reset()
+	e.run("H4|a.py:4|w|0", "H1|a.py:1|x|1", "H2|a.py:2|y|2", "H3|a.py:3|z|3", "H3|a.py:3|z|4")
+	d = e.diff(a, "").FirstDivergence
+	if d == nil || d.Reason != DivergedNoBefore || d.Position != 1 || d.After.Hypothesis != "H4" || d.Before != nil {
+		t.Fatalf("new group: %+v", d)
+	}
+	// The earliest differing event wins, on whichever side it is.
+	e.reset()
+	e.run("H1|a.py:1|x|1", "H2|a.py:2|y|2", "H3|a.py:3|z|3", "H3|a.py:3|z|5")
+	d = e.diff(a, "").FirstDivergence
+	if d == nil || d.Reason != DivergedData || d.Position != 4 || d.Before.Seq != 4 || d.After.Seq != 4 ||
+		d.Before.Hypothesis != "H3" || d.After.Hypothesis != "H3" || jsonOf(t, d.Fields) != `[{"path":".","before":"4","after":"5"}]` {
+		t.Fatalf("data: %+v", d)
+	}
+}
+
+// --ignore leaves a field out of alignment and comparison; --fields keeps
+// only the fields named.
+func TestDiffFieldsAndIgnore(t *testing.T) {
+	e := newEnv(t)
+	e.run("H1|a.py:1|x|{\"id\":\"r-1\",\"total\":3,\"meta\":{\"ts\":1,\"ok\":true}}", "H1|a.py:1|x|{\"id\":\"r-2\",\"total\":4,\"meta\":{\"ts\":2,\"ok\":true}}")
+	a := e.capture("").ID
+	e.reset()
+	e.run("H1|a.py:1|x|{\"id\":\"r-8\",\"total\":3,\"meta\":{\"ts\":7,\"ok\":true}}", "H1|a.py:1|x|{\"id\":\"r-9\",\"total\":5,\"meta\":{\"ts\":8,\"ok\":true}}")
+	if r := e.diff(a, ""); r.Counts.ChangedPairs != 2 {
+		t.Fatalf("without options: %+v", r.Counts)
+	}
+	r := e.diffWith(DiffOptions{From: a, Ignore: []string{".id", ".meta.ts"}})
+	if r.Counts.ChangedPairs != 1 || r.Counts.SameEvents != 1 || r.Identical || fmt.Sprint(r.Ignore) != "[.id .meta.ts]" {
+		t.Fatalf("ignore: %+v", r.Counts)
+	}
+	g := groupOf(r, "H1", "a.py:1", "x")
+	if ex := g.Examples[0]; ex.BeforeSeq != 2 || jsonOf(t, ex.Fields) != `[{"path":".total","before":"4","after":"5"}]` {
+		t.Fatalf("ignored fields are not listed: %+v", ex)
+	}
+	r = e.diffWith(DiffOptions{From: a, Fields: []string{".meta.ok"}})
+	if !r.Identical || r.Counts.SameEvents != 2 {
+		t.Fatalf("fields: %+v", r.Counts)
+	}
+	r = e.diffWith(DiffOptions{From: a, Fields: []string{".total", ".id"}, Ignore: []string{".id"}})
+	if r.Counts.ChangedPairs != 1 || jsonOf(t, groupOf(r, "H1", "a.py:1", "x").Examples[0].Fields) != `[{"path":".total","before":"4","after":"5"}]` {
+		t.Fatalf("fields and ignore: %+v", r.Counts)
+	}
+	for _, bad := range []DiffOptions{{From: a, Ignore: []string{"id"}}, {From: a, Fields: []string{"."}}, {From: a, Fields: []string{".a[1]"}}, {From: a, Mode: "fuzzy"}} {
+		if _, err := e.cs.Diff(e.sess, bad); !errors.Is(err, ErrRequest) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+func TestParsePath(t *testing.T) {
+	for p, want := range map[string]string{
+		".a":             "[.a]",
+		".a.b_2":         "[.a .b_2]",
+		".items[].id":    "[.items [] .id]",
+		`.["odd key"].x`: "[.odd key .x]",
+		`["a,b"]`:        "[.a,b]",
+		"[]":             "[[]]",
+	} {
+		got, err := parsePath(p)
+		if err != nil || fmt.Sprint(got) != want {
+			t.Errorf("%s: %v %v, want %s", p, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", ".", "a", ".a.", ".a[0]", `.["open`, ".1a", ".a b"} {
+		if _, err := parsePath(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
 	}
 }
 
@@ -276,7 +405,7 @@ func TestDiffInsertedEvent(t *testing.T) {
 		t.Fatalf("group: %+v", g)
 	}
 	d := r.FirstDivergence
-	if d == nil || d.Position != 2 || d.Reason != "only_after" || d.Before.Seq != 2 || d.After.Seq != 2 || string(d.After.Data) != `{"item":9}` {
+	if d == nil || d.Position != 2 || d.Reason != DivergedOnlyAfter || d.Before != nil || d.After.Seq != 2 || string(d.After.Data) != `{"item":9}` {
 		t.Fatalf("divergence: %+v", d)
 	}
 	// And the other way round: one event only before.
@@ -287,7 +416,7 @@ func TestDiffInsertedEvent(t *testing.T) {
 		len(g.Unmatched) != 1 || g.Unmatched[0].Side != "before" || g.Unmatched[0].Seq != 2 {
 		t.Fatalf("removed: %+v", g)
 	}
-	if d := r.FirstDivergence; d == nil || d.Position != 2 || d.Reason != "only_before" {
+	if d := r.FirstDivergence; d == nil || d.Position != 2 || d.Reason != DivergedOnlyBefore || d.After != nil || d.Before.Seq != 2 {
 		t.Fatalf("divergence: %+v", d)
 	}
 }
@@ -307,10 +436,10 @@ func TestDiffSubstitutedValue(t *testing.T) {
 	}
 	g := groupOf(r, "H1", "src/cart.py:20", "item")
 	if g == nil || g.Status != GroupChanged || g.Changed != 1 || len(g.Examples) != 1 || len(g.Unmatched) != 0 ||
-		jsonOf(t, g.Examples[0]) != `{"beforeSeq":4,"afterSeq":4,"before":{"item":4},"after":{"item":-4},"paths":[".item"]}` {
+		jsonOf(t, g.Examples[0]) != `{"beforeSeq":4,"afterSeq":4,"before":{"item":4},"after":{"item":-4},"fields":[{"path":".item","before":"4","after":"-4"}],"moreFields":0}` {
 		t.Fatalf("group: %+v", g)
 	}
-	if d := r.FirstDivergence; d == nil || d.Position != 4 || d.Reason != "data" {
+	if d := r.FirstDivergence; d == nil || d.Position != 4 || d.Reason != DivergedData {
 		t.Fatalf("divergence: %+v", d)
 	}
 }
@@ -350,7 +479,7 @@ func TestDiffApproximateGroup(t *testing.T) {
 		t.Fatalf("within the bound: %+v %+v", r.Counts, g)
 	}
 	MaxDiffEdits = 3
-	r = e.diff(a, "")
+	r = e.diffWith(DiffOptions{From: a, Mode: ModeAlign})
 	checkSums(t, r)
 	g := groupOf(r, "H1", "src/cart.py:20", "item")
 	// 0 and 4 5 9 are the common start and end; 1 2 3 pair with -1 1 -2
@@ -360,6 +489,14 @@ func TestDiffApproximateGroup(t *testing.T) {
 	}
 	if g := groupOf(r, "H2", "src/cart.py:30", "done"); g.Approximate || g.Status != GroupSame {
 		t.Fatalf("other groups are aligned: %+v", g)
+	}
+	if r.Mode != ModeAlign || r.ModeReason != "asked for with --mode align" {
+		t.Fatalf("mode: %s, %s", r.Mode, r.ModeReason)
+	}
+	// Left to choose, the comparison counts values instead, and is whole.
+	r = e.diff(a, "")
+	if r.Mode != ModeDistribution || !strings.Contains(r.ModeReason, "1 group needed more than 3 edits") || !r.Complete || r.Distribution == nil {
+		t.Fatalf("auto: %s, %s, complete %v", r.Mode, r.ModeReason, r.Complete)
 	}
 }
 
@@ -376,7 +513,9 @@ func TestDiffInterleaving(t *testing.T) {
 	if r.Identical || r.Counts.Same != 2 || r.Counts.SameEvents != 3 {
 		t.Fatalf("interleaving: %+v", r.Counts)
 	}
-	if d := r.FirstDivergence; d == nil || d.Position != 2 || d.Reason != "group" || d.Before.Seq != 2 || d.After.Seq != 2 {
+	// Cited as one event of one group, at its position on each side.
+	if d := r.FirstDivergence; d == nil || d.Position != 2 || d.Reason != DivergedOrder || d.Before.Seq != 2 || d.Before.Position != 2 ||
+		d.After.Seq != 3 || d.After.Position != 3 || d.Before.Hypothesis != "H2" || d.After.Hypothesis != "H2" {
 		t.Fatalf("divergence: %+v", d)
 	}
 }

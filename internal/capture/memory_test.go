@@ -69,7 +69,7 @@ func TestReadingLargeCaptureStaysBounded(t *testing.T) {
 		}
 	}
 	c.Close()
-	if _, err := e.cs.Diff(e.sess, a, ""); err != nil {
+	if _, err := e.cs.Diff(e.sess, DiffOptions{From: a}); err != nil {
 		t.Fatal(err)
 	}
 	close(stop)

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,8 +14,10 @@ import (
 
 type diffOptions struct {
 	*env
-	session  string
-	from, to string
+	session        string
+	from, to       string
+	mode           string
+	fields, ignore []string
 }
 
 func newDiffCmd(e *env) *cobra.Command {
@@ -25,33 +28,56 @@ func newDiffCmd(e *env) *cobra.Command {
 		Long: `Compare two evidence sets: the capture --from (before the fix) with the
 capture --to, or with the session's live cycle when --to is left out.
 
-Events are grouped by hypothesis label, location and message. Within a group,
-the events of the two sides are aligned by their data, as a line diff aligns
+Events are grouped by hypothesis label, location and message; groups on one
+side only are listed, and a group whose location moved to another line of
+the same file (code added above a probe) is paired and marked moved. Then
+one of two modes compares the groups on both sides:
+
+align: each group's events are aligned by their data, as a line diff aligns
 lines (key order in objects does not matter): equal events match; an event
 with no counterpart is only before (removed) or only after (added), cited by
 SEQ; where events were removed and added at the same point, they pair up as
-changed values (cited by SEQ on both sides, with the data paths that differ).
-So one event added early in a group is one event only after, not a shift of
-every later one. Groups on one side only are listed; a group whose location
-moved to another line of the same file (code added above a probe) is paired
-with its counterpart and marked moved. The first divergence is the first
-position, in logs order, where the two runs stop being the same aligned
-events, with both SEQs.
+changed values, each changed data path shown with its value before and after
+(a long value as the same window of both around the first difference). The
+first divergence is the first event, in logs order, that differs: the same
+event with other data, an event with no counterpart in its group, a group
+with no events on the other side, or (when every group is the same) the same
+events interleaved in another order. It never pairs events of two groups.
 
-A comparison reads at most 1,000,000 events and 10,000 groups per side, and
-aligns at most 2,000 insertions and deletions per group; past that, the
-group's events are paired by position and it is marked approximate. It says
-when a side was truncated, a bound was hit or a group is approximate, so a
-partial comparison is never mistaken for a whole one. Pretty output lists
-the differing groups; --json lists every group (up to 500).`,
+distribution: for runs that are not deterministic (random keys, thread
+interleavings), where events have no one-by-one counterpart: per group and
+per scalar data path (array elements as []), how many events hold each value
+on each side, and for numbers count, min, max and mean, the paths whose
+shares changed most first, so "true 724 → 0" comes before thousands of keys
+that differ only because they are random.
+
+--mode auto (the default) takes distribution when aligning would be
+approximate (a group needs more than 2,000 insertions and deletions) or when
+most aligned events are changed values (at least 50), align otherwise, and
+says which it took and why. --fields compares only the data paths named,
+--ignore leaves paths out of alignment and comparison (an id or a timestamp
+that differs in every run): comma-separated or repeated, in jq's spelling
+(.total, .cart.id, .items[].ts, ["odd key"]).
+
+A comparison reads at most 1,000,000 events and 10,000 groups per side; a
+distribution counts at most 100,000 distinct values and 10,000 data paths.
+It says when a side was truncated, a bound was hit or a group was paired by
+position (approximate), so a partial comparison is never mistaken for a
+whole one. Pretty output lists the differing groups and the most changed
+paths; --json carries the same data (every group up to 500, up to 200 paths).`,
 		Example: `  debug-mode diff --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --from c-3f2a9b1c0d4e
-  debug-mode diff --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --from c-3f2a9b1c0d4e --to c-9d8e7f6a5b4c`,
+  debug-mode diff --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --from c-3f2a9b1c0d4e --to c-9d8e7f6a5b4c
+  debug-mode diff --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --from c-3f2a9b1c0d4e --mode distribution --ignore .key,.ts`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return o.run() },
 	}
-	cmd.Flags().StringVar(&o.session, "session", "", "session id (from debug-mode create)")
-	cmd.Flags().StringVar(&o.from, "from", "", "the capture taken before the fix")
-	cmd.Flags().StringVar(&o.to, "to", "", "the capture to compare with (default: the live cycle)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.session, "session", "", "session id (from debug-mode create)")
+	fl.StringVar(&o.from, "from", "", "the capture taken before the fix")
+	fl.StringVar(&o.to, "to", "", "the capture to compare with (default: the live cycle)")
+	fl.StringVar(&o.mode, "mode", capture.ModeAuto, "auto, align (events one by one) or distribution (how often each value occurs)")
+	fl.StringArrayVar(&o.fields, "fields", nil, "compare only these data paths, comma-separated or repeated (.stale,.items[].id)")
+	fl.StringArrayVar(&o.ignore, "ignore", nil, "leave these data paths out of alignment and comparison, comma-separated or repeated (.id,.ts)")
 	return cmd
 }
 
@@ -70,12 +96,24 @@ func (o *diffOptions) run() error {
 			return err
 		}
 	}
+	req := capture.DiffOptions{From: from, To: to, Mode: o.mode, Fields: splitPaths(o.fields), Ignore: splitPaths(o.ignore)}
+	switch req.Mode {
+	case capture.ModeAuto, capture.ModeAlign, capture.ModeDistribution:
+	default:
+		return usagef("--mode %q: use auto, align or distribution", o.mode)
+	}
+	if err := capture.CheckPaths(req.Fields); err != nil {
+		return usagef("--fields %v", err)
+	}
+	if err := capture.CheckPaths(req.Ignore); err != nil {
+		return usagef("--ignore %v", err)
+	}
 	c, err := o.connect()
 	if err != nil {
 		return err
 	}
 	var res capture.DiffResult
-	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{From: from, To: to}, &res); err != nil {
+	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{DiffOptions: req}, &res); err != nil {
 		return err
 	}
 	v := output.DiffView{DiffResult: res, Warnings: []string{}}
@@ -86,4 +124,34 @@ func (o *diffOptions) run() error {
 		v.Warnings = append(v.Warnings, "--from and --to name the same capture")
 	}
 	return o.printer().Result("diff", v, func(w io.Writer) { output.Diff(w, v) })
+}
+
+// splitPaths splits comma-separated data paths, keeping commas inside
+// ["…"] keys.
+func splitPaths(in []string) []string {
+	var out []string
+	for _, s := range in {
+		depth, quoted, start := 0, false, 0
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case quoted && c == '\\':
+				i++
+			case c == '"':
+				quoted = !quoted
+			case !quoted && c == '[':
+				depth++
+			case !quoted && c == ']':
+				depth--
+			case !quoted && depth == 0 && c == ',':
+				if p := strings.TrimSpace(s[start:i]); p != "" {
+					out = append(out, p)
+				}
+				start = i + 1
+			}
+		}
+		if p := strings.TrimSpace(s[start:]); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -215,7 +215,10 @@ type FollowInput struct {
 }
 
 type DiffInput struct {
-	Session string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
-	From    string `json:"from" jsonschema:"the capture taken before the fix"`
-	To      string `json:"to,omitempty" jsonschema:"the capture to compare with (default: the live cycle)"`
+	Session string   `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	From    string   `json:"from" jsonschema:"the capture taken before the fix"`
+	To      string   `json:"to,omitempty" jsonschema:"the capture to compare with (default: the live cycle)"`
+	Mode    string   `json:"mode,omitempty" jsonschema:"auto (default), align (events one by one) or distribution (how often each value occurs, for runs that are not deterministic)"`
+	Fields  []string `json:"fields,omitempty" jsonschema:"compare only these data paths (.stale, .items[].id)"`
+	Ignore  []string `json:"ignore,omitempty" jsonschema:"leave these data paths out of alignment and comparison (.id, .ts)"`
 }

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -267,11 +268,18 @@ type DiffView struct {
 	Warnings []string `json:"warnings"`
 }
 
-// maxPrettyGroups is how many groups the pretty diff lists.
-const maxPrettyGroups = 15
+// Bounds of the pretty diff.
+const (
+	maxPrettyGroups  = 15 // groups listed
+	maxPrettyChanges = 8  // changed values and events on one side only, each
+	maxPrettyPaths   = 12 // distribution lines
+	divergenceWidth  = 120
+)
 
-// Diff renders a short comparison: the sides, whether it is whole, the
-// first divergence, then the groups that differ.
+// Diff renders a short comparison: the sides, whether it is whole, how it
+// was made, then in align mode the first divergence and the groups that
+// differ, in distribution mode the values whose counts changed most. Other
+// commands (reproduce --diff) render a comparison with it too.
 func Diff(w io.Writer, v DiffView) {
 	fmt.Fprintf(w, "DIFF session %s\n", v.SessionID)
 	t := table(w)
@@ -286,108 +294,333 @@ func Diff(w io.Writer, v DiffView) {
 	c := v.Counts
 	if v.Identical {
 		fmt.Fprintf(w, "IDENTICAL: the same %s, counts and data values, in the same order.\n", plural(int64(c.Groups), "group", "groups"))
-	} else {
+		diffWarnings(w, v)
+		return
+	}
+	other := map[string]string{capture.ModeAlign: "--mode distribution counts how often each value occurs",
+		capture.ModeDistribution: "--mode align pairs events one by one"}[v.Mode]
+	fmt.Fprintf(w, "Mode: %s (%s); %s.\n", v.Mode, v.ModeReason, other)
+	if len(v.Fields)+len(v.Ignore) > 0 {
 		var parts []string
-		add := func(n int, s string) {
-			if n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, s))
-			}
+		if len(v.Fields) > 0 {
+			parts = append(parts, "only "+Escape(strings.Join(v.Fields, ", ")))
 		}
-		add(c.Same, "same")
-		add(c.DataChanged, "with changed data ("+plural(c.ChangedPairs, "value", "values")+")")
-		add(c.CountChanged, "with another event count")
-		add(c.Edited, "with events added and removed")
-		add(c.OnlyBefore, "only before")
-		add(c.OnlyAfter, "only after")
-		add(c.Moved, "moved to another line")
-		fmt.Fprintf(w, "Groups (hypothesis, location, message): %d: %s.\n", c.Groups, strings.Join(parts, ", "))
-		fmt.Fprintf(w, "Events, aligned by data within each group: %d the same, %d changed, %d only before, %d only after.\n",
-			c.SameEvents, c.ChangedPairs, c.OnlyBeforeEvents, c.OnlyAfterEvents)
+		if len(v.Ignore) > 0 {
+			parts = append(parts, "without "+Escape(strings.Join(v.Ignore, ", ")))
+		}
+		fmt.Fprintf(w, "Data compared: %s.\n", strings.Join(parts, ", "))
 	}
+	if v.Mode == capture.ModeDistribution && v.Distribution != nil {
+		diffDistribution(w, v)
+	} else {
+		diffAligned(w, v)
+	}
+	diffWarnings(w, v)
+}
+
+func diffWarnings(w io.Writer, v DiffView) {
+	for _, s := range v.Warnings {
+		fmt.Fprintln(w, "WARNING: "+s)
+	}
+}
+
+// groupName is a group as one line names it.
+func groupName(hyp, loc, msg string) string {
+	return Escape(hyp) + " " + Escape(loc) + " " + Escape(msg)
+}
+
+func diffAligned(w io.Writer, v DiffView) {
+	c := v.Counts
+	var parts []string
+	add := func(n int, s string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	add(c.Same, "same")
+	add(c.DataChanged, "with changed data ("+plural(c.ChangedPairs, "value", "values")+")")
+	add(c.CountChanged, "with another event count")
+	add(c.Edited, "with events added and removed")
+	add(c.OnlyBefore, "only before")
+	add(c.OnlyAfter, "only after")
+	add(c.Moved, "moved to another line")
+	fmt.Fprintf(w, "Groups (hypothesis, location, message): %d: %s.\n", c.Groups, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "Events, aligned by data within each group: %d the same, %d changed, %d only before, %d only after.\n",
+		c.SameEvents, c.ChangedPairs, c.OnlyBeforeEvents, c.OnlyAfterEvents)
 	if d := v.FirstDivergence; d != nil {
-		what := map[string]string{"group": "a different group", "data": "the same group, different data",
-			"only_before": "an event before with no counterpart after", "only_after": "an event after with no counterpart before",
-			"before_ended": "before has no more events", "after_ended": "after has no more events"}[d.Reason]
-		fmt.Fprintf(w, "First divergence at event %d in logs order (%s):\n", d.Position, what)
-		t := table(w)
-		for _, s := range []struct {
-			name string
-			e    *capture.EventBrief
-		}{{"before", d.Before}, {"after", d.After}} {
-			if s.e == nil {
-				fmt.Fprintf(t, "  %s\t-\t(no event)\n", s.name)
-				continue
-			}
-			fmt.Fprintf(t, "  %s\tSEQ %d\t%s  %s  %s  %s\n", s.name, s.e.Seq, Escape(s.e.Hypothesis), Escape(s.e.Location), Escape(s.e.Message), clipText(string(s.e.Data), 120))
-		}
-		t.Flush()
+		divergenceLines(w, d)
 	}
+	shown := differingGroups(v)
+	if len(shown) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	t := table(w)
+	fmt.Fprintln(t, "STATUS\tBEFORE\tAFTER\tHYP\tLOCATION\tMESSAGE")
+	for _, g := range shown {
+		note := ""
+		if g.Approximate {
+			note = fmt.Sprintf("  (approximate: more than %d edits, paired by position)", capture.MaxDiffEdits)
+		}
+		fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s%s\n", g.Status, g.Before, g.After, Escape(g.Hypothesis), Escape(groupLocation(g)), Escape(g.Message), note)
+	}
+	t.Flush()
+	examples := 0
+	for _, g := range shown {
+		for _, ex := range g.Examples {
+			if examples == maxPrettyChanges {
+				break
+			}
+			if examples == 0 {
+				fmt.Fprintln(w, "\nChanged values (aligned events of a group whose data differ):")
+			}
+			examples++
+			fmt.Fprintf(w, "  %s  SEQ %d → SEQ %d\n", groupName(g.Hypothesis, g.Location, g.Message), ex.BeforeSeq, ex.AfterSeq)
+			fieldLines(w, ex.Fields, ex.MoreFields)
+		}
+	}
+	singles := 0
+	for _, g := range shown {
+		for _, u := range g.Unmatched {
+			if singles == maxPrettyChanges {
+				break
+			}
+			if singles == 0 {
+				fmt.Fprintln(w, "\nEvents on one side only (removed or added within a group):")
+			}
+			singles++
+			fmt.Fprintf(w, "  %s: only %s  SEQ %d %s\n", groupName(g.Hypothesis, g.Location, g.Message), u.Side, u.Seq, clipText(string(u.Data), 100))
+		}
+	}
+	moreGroups(w, v, len(shown))
+}
+
+// differingGroups are the groups the pretty diff lists: those that differ
+// or moved, at most maxPrettyGroups.
+func differingGroups(v DiffView) []capture.Group {
 	var shown []capture.Group
 	for _, g := range v.Groups {
+		if len(shown) == maxPrettyGroups {
+			break
+		}
 		if g.Status != capture.GroupSame || g.LocationAfter != "" {
 			shown = append(shown, g)
 		}
 	}
-	if len(shown) > 0 {
+	return shown
+}
+
+func moreGroups(w io.Writer, v DiffView, shown int) {
+	n := 0
+	for _, g := range v.Groups {
+		if g.Status != capture.GroupSame || g.LocationAfter != "" {
+			n++
+		}
+	}
+	if more := n - shown + v.GroupsOmitted; more > 0 {
+		fmt.Fprintf(w, "%d more differing groups; --json lists up to 500.\n", more)
+	}
+}
+
+func groupLocation(g capture.Group) string {
+	if g.LocationAfter != "" {
+		return g.Location + " → " + g.LocationAfter
+	}
+	return g.Location
+}
+
+// fieldLines lists changed fields, one per line: path, before → after.
+func fieldLines(w io.Writer, fields []capture.FieldChange, more int) {
+	t := table(w)
+	for _, f := range fields {
+		before, after := Escape(f.Before), Escape(f.After)
+		switch f.Absent {
+		case "before":
+			before = "(absent)"
+		case "after":
+			after = "(absent)"
+		}
+		fmt.Fprintf(t, "    %s\t%s → %s\n", Escape(f.Path), before, after)
+	}
+	t.Flush()
+	if more > 0 {
+		fmt.Fprintf(w, "    (%s more)\n", plural(int64(more), "path differs", "paths differ"))
+	}
+}
+
+// divergenceLines says where the runs first differ, always within one
+// group: the same event with other data, an event with no counterpart, a
+// group on one side only, or the same events interleaved in another order.
+func divergenceLines(w io.Writer, d *capture.Divergence) {
+	e := d.Before
+	if e == nil {
+		e = d.After
+	}
+	group := groupName(e.Hypothesis, e.Location, e.Message)
+	where := fmt.Sprintf("event %d in logs order", d.Position)
+	if d.Before != nil && d.After != nil && d.Before.Position != d.After.Position {
+		where = fmt.Sprintf("event %d before and %d after in logs order", d.Before.Position, d.After.Position)
+	}
+	var what string
+	switch d.Reason {
+	case capture.DivergedData:
+		what = group + ", the same event with different data"
+	case capture.DivergedOnlyBefore:
+		what = group + " has an event before with no counterpart after"
+	case capture.DivergedOnlyAfter:
+		what = group + " has an event after with no counterpart before"
+	case capture.DivergedNoAfter:
+		what = "group " + group + " has no events after; its first event before"
+	case capture.DivergedNoBefore:
+		what = "group " + group + " has no events before; its first event after"
+	case capture.DivergedOrder:
+		what = "every group has the same events, interleaved in another order; this event of " + group + " moved"
+	default:
+		what = group + ": " + d.Reason
+	}
+	fmt.Fprintf(w, "First divergence at %s: %s:\n", where, what)
+	before, after := "", ""
+	if d.Before != nil {
+		before = string(d.Before.Data)
+	}
+	if d.After != nil {
+		after = string(d.After.Data)
+	}
+	if d.Before != nil && d.After != nil {
+		before, after, _, _ = capture.Window(Escape(before), Escape(after), divergenceWidth)
+	} else {
+		before, after = clipText(before, divergenceWidth), clipText(after, divergenceWidth)
+	}
+	t := table(w)
+	if d.Before != nil {
+		fmt.Fprintf(t, "  before\tSEQ %d\t%s\n", d.Before.Seq, before)
+	}
+	if d.After != nil {
+		fmt.Fprintf(t, "  after\tSEQ %d\t%s\n", d.After.Seq, after)
+	}
+	t.Flush()
+}
+
+// diffDistribution renders a distribution comparison: the groups' event
+// counts, then per group and data path how often values occur, most
+// changed first.
+func diffDistribution(w io.Writer, v DiffView) {
+	c, dist := v.Counts, v.Distribution
+	var parts []string
+	if c.InBoth > 0 {
+		parts = append(parts, fmt.Sprintf("%d on both sides", c.InBoth))
+	}
+	if c.OnlyBefore > 0 {
+		parts = append(parts, fmt.Sprintf("%d only before", c.OnlyBefore))
+	}
+	if c.OnlyAfter > 0 {
+		parts = append(parts, fmt.Sprintf("%d only after", c.OnlyAfter))
+	}
+	fmt.Fprintf(w, "Groups (hypothesis, location, message): %d: %s.\n", c.Groups, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "Events counted in the groups on both sides: %d before, %d after.\n", dist.BeforeEvents, dist.AfterEvents)
+	var listed []capture.Group
+	for _, g := range v.Groups {
+		if g.Before != g.After || g.LocationAfter != "" {
+			listed = append(listed, g)
+		}
+	}
+	if len(listed) > 0 {
 		fmt.Fprintln(w)
 		t := table(w)
-		fmt.Fprintln(t, "STATUS\tBEFORE\tAFTER\tHYP\tLOCATION\tMESSAGE")
-		for i, g := range shown {
+		fmt.Fprintln(t, "GROUP\tBEFORE\tAFTER\tHYP\tLOCATION\tMESSAGE")
+		for i, g := range listed {
 			if i == maxPrettyGroups {
+				fmt.Fprintf(t, "…\t\t\t%d more groups\t(--json lists them)\t\n", len(listed)-i)
 				break
 			}
-			loc := g.Location
-			if g.LocationAfter != "" {
-				loc += " → " + g.LocationAfter
+			status := "count"
+			switch g.Status {
+			case capture.GroupOnlyBefore, capture.GroupOnlyAfter:
+				status = g.Status
+			default:
+				if g.Before == g.After {
+					status = "moved"
+				}
 			}
-			note := ""
-			if g.Approximate {
-				note = fmt.Sprintf("  (approximate: more than %d edits, paired by position)", capture.MaxDiffEdits)
-			}
-			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s%s\n", g.Status, g.Before, g.After, Escape(g.Hypothesis), Escape(loc), Escape(g.Message), note)
+			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\t%s\n", status, g.Before, g.After, Escape(g.Hypothesis), Escape(groupLocation(g)), Escape(g.Message))
 		}
 		t.Flush()
-		examples := 0
-		for i, g := range shown {
-			if i == maxPrettyGroups {
-				break
-			}
-			for _, ex := range g.Examples {
-				if examples == 0 {
-					fmt.Fprintln(w, "\nChanged values (aligned events of a group whose data differ):")
-				}
-				if examples == 8 {
-					break
-				}
-				examples++
-				fmt.Fprintf(w, "  %s %s %s: %s  SEQ %d %s → SEQ %d %s\n", Escape(g.Hypothesis), Escape(g.Location), Escape(g.Message),
-					Escape(strings.Join(ex.Paths, " ")), ex.BeforeSeq, clipText(string(ex.Before), 60), ex.AfterSeq, clipText(string(ex.After), 60))
-			}
-		}
-		singles := 0
-		for i, g := range shown {
-			if i == maxPrettyGroups {
-				break
-			}
-			for _, u := range g.Unmatched {
-				if singles == 0 {
-					fmt.Fprintln(w, "\nEvents on one side only (removed or added within a group):")
-				}
-				if singles == 8 {
-					break
-				}
-				singles++
-				fmt.Fprintf(w, "  %s %s %s: only %s  SEQ %d %s\n", Escape(g.Hypothesis), Escape(g.Location), Escape(g.Message),
-					u.Side, u.Seq, clipText(string(u.Data), 100))
-			}
-		}
-		if more := len(shown) - maxPrettyGroups + v.GroupsOmitted; more > 0 {
-			fmt.Fprintf(w, "%d more differing groups; --json lists up to 500.\n", max(more, 0))
-		}
 	}
-	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+Escape(s))
+	fmt.Fprintln(w)
+	if len(dist.Paths) == 0 {
+		fmt.Fprintf(w, "Distributions: every data path of the groups on both sides has the same values in the same shares (%s).\n",
+			plural(int64(dist.SamePaths), "path", "paths"))
+		return
 	}
+	fmt.Fprintln(w, "Distributions per group and data path, most changed first (value: events before → after):")
+	t := table(w)
+	for i, p := range dist.Paths {
+		if i == maxPrettyPaths {
+			break
+		}
+		fmt.Fprintf(t, "  %s\t%s\t%s\n", groupName(p.Hypothesis, p.Location, p.Message), Escape(p.Path), distLine(p))
+	}
+	t.Flush()
+	more := len(dist.Paths) - min(len(dist.Paths), maxPrettyPaths) + dist.Omitted
+	var tail []string
+	if more > 0 {
+		tail = append(tail, fmt.Sprintf("%s (--json lists up to %d)", plural(int64(more), "more changed path", "more changed paths"), len(dist.Paths)))
+	}
+	if dist.SamePaths > 0 {
+		tail = append(tail, fmt.Sprintf("%s the same distribution on both sides", plural(int64(dist.SamePaths), "path has", "paths have")))
+	}
+	if len(tail) > 0 {
+		s := strings.Join(tail, "; ")
+		fmt.Fprintln(w, strings.ToUpper(s[:1])+s[1:]+".")
+	}
+}
+
+// manyValues is where a path's line sums up its distinct values.
+const manyValues = 5
+
+// distLine is one path's distribution change: its most changed values,
+// a summary of many distinct values, and for numbers their statistics.
+func distLine(p capture.PathDistribution) string {
+	var parts []string
+	many := p.BeforeDistinct > manyValues || p.AfterDistinct > manyValues
+	if many {
+		parts = append(parts, fmt.Sprintf("%d distinct values before, %d after, %d on both sides", p.BeforeDistinct, p.AfterDistinct, p.Common))
+	}
+	if n := p.Numbers; n != nil && (many || len(p.Values) == 0) {
+		b, a := n.Before, n.After
+		parts = append(parts, fmt.Sprintf("numbers: count %d → %d · min %s → %s · max %s → %s · mean %s → %s",
+			b.Count, a.Count, number(b.Min), number(a.Min), number(b.Max), number(a.Max), number(b.Mean), number(a.Mean)))
+	}
+	var vals []string
+	limit := 3
+	if many {
+		limit = 2
+	}
+	for i, x := range p.Values {
+		if i == limit {
+			break
+		}
+		vals = append(vals, fmt.Sprintf("%s %d → %d", Escape(x.Value), x.Before, x.After))
+	}
+	if len(vals) > 0 {
+		s := strings.Join(vals, " · ")
+		if more := len(p.Values) - len(vals) + p.MoreValues; more > 0 {
+			s += fmt.Sprintf(" · %d more changed", more)
+		}
+		if many {
+			s = "most changed: " + s
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// number shows a statistic with at most 4 decimals.
+func number(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(math.Round(f*1e4)/1e4, 'f', -1, 64)
 }
 
 func sideLine(s capture.Side) string {
@@ -421,6 +654,15 @@ func partial(r capture.DiffResult) []string {
 		if s.side.GroupsBound {
 			out = append(out, fmt.Sprintf("%s: %d events of groups past the %d-group bound were not compared", s.name, s.side.Ungrouped, capture.MaxDiffGroups))
 		}
+	}
+	if d := r.Distribution; r.Mode == capture.ModeDistribution && d != nil {
+		if d.ValuesBound {
+			out = append(out, fmt.Sprintf("more than %d distinct values: later ones were counted together as (other values)", capture.MaxDistValues))
+		}
+		if d.PathsBound {
+			out = append(out, fmt.Sprintf("more than %d data paths: further ones were not counted", capture.MaxDistPaths))
+		}
+		return out
 	}
 	if n := r.Counts.Approximate; n > 0 {
 		was, its := "were", "their"

@@ -51,8 +51,7 @@ type FollowRequest struct {
 // DiffRequest is the body of POST /v1/sessions/{id}/diff; To "" is the
 // live cycle.
 type DiffRequest struct {
-	From string `json:"from"`
-	To   string `json:"to,omitempty"`
+	capture.DiffOptions
 }
 
 func (s *Server) captures() *capture.Store { return capture.NewStore(s.cfg.Root, s.cfg.Clock.Now) }
@@ -199,7 +198,7 @@ func (s *Server) handleDiff(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "bad_request", "--from is required: the capture taken before the fix")
 		return
 	}
-	out, err := s.captures().Diff(sess, req.From, req.To)
+	out, err := s.captures().Diff(sess, req.DiffOptions)
 	if err != nil {
 		s.failCapture(w, err)
 		return
