@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"cmp"
 	"hash/maphash"
 	"math"
@@ -167,13 +168,16 @@ func (d *distCounter) walk(b []byte, i int, n *pathNode) int {
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != '}' {
 			j := stringEnd(b, i)
-			key := unescape(b[min(i+1, j):max(i+1, j-1)])
+			key := b[min(i+1, j):max(i+1, j-1)]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				key = []byte(unescape(key))
+			}
 			j = skipSpace(b, j)
 			if j < len(b) && b[j] == ':' {
 				j = skipSpace(b, j+1)
 			}
 			var k int
-			if c, ok := n.member(key); ok {
+			if c, ok := n.memberBytes(key); ok {
 				mark := len(d.path)
 				d.path = appendStep(d.path, key)
 				k = d.walk(b, j, c)
@@ -423,15 +427,15 @@ func absDiff(a, b int64) int64 {
 }
 
 // appendStep adds the path step for an object key.
-func appendStep(p []byte, key string) []byte {
+func appendStep(p, key []byte) []byte {
 	if isIdent(key) {
 		return append(append(p, '.'), key...)
 	}
-	return append(append(append(p, '['), strconv.Quote(key)...), ']')
+	return append(append(append(p, '['), strconv.Quote(string(key))...), ']')
 }
 
-func isIdent(s string) bool {
-	if s == "" {
+func isIdent[T string | []byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

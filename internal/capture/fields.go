@@ -165,6 +165,17 @@ func (n *pathNode) member(key string) (*pathNode, bool) {
 	return nil, n.all
 }
 
+// memberBytes is member for a key as bytes, without copying it.
+func (n *pathNode) memberBytes(key []byte) (*pathNode, bool) {
+	if n == nil {
+		return nil, true
+	}
+	if c := n.keys[string(key)]; c != nil {
+		return c, !c.skip
+	}
+	return nil, n.all
+}
+
 // element is what n keeps of an array's elements.
 func (n *pathNode) element() (*pathNode, bool) {
 	if n == nil {

@@ -14,7 +14,7 @@ import (
 )
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	root  *safefs.Root
 	st    *store.Store
 	cs    *Store
@@ -23,7 +23,7 @@ type env struct {
 	clock time.Time
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root, err := safefs.OpenRoot(filepath.Join(t.TempDir(), "state"))
 	if err != nil {
@@ -111,7 +111,7 @@ func (e *env) contentPath(id string) string {
 	return filepath.Join(e.root.Path(), filepath.FromSlash(Dir(e.sess.ID())), contentName(id))
 }
 
-func jsonOf(t *testing.T, v any) string {
+func jsonOf(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
