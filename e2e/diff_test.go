@@ -108,14 +108,16 @@ func TestDiffNonDeterministicRun(t *testing.T) {
 
 	// The JSON envelope carries the same, and the alignment it set aside.
 	var r struct {
-		Mode         string
-		Counts       struct{ ChangedPairs int64 `json:"changedValues"` }
+		Mode   string
+		Counts struct {
+			ChangedPairs int64 `json:"changedValues"`
+		}
 		Distribution struct {
 			BeforeEvents, AfterEvents int64
 			Paths                     []struct {
-				Path                         string
+				Path                          string
 				BeforeDistinct, AfterDistinct int
-				Values                       []struct {
+				Values                        []struct {
 					Value         string
 					Before, After int64
 				}
