@@ -11,6 +11,7 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
+	"github.com/agentic-debug-mode/debug-mode/internal/templates"
 )
 
 // exitError is a result that is not a success but was still printed, such
@@ -67,7 +68,14 @@ region are listed too.
 
 --remove shows what it would remove; with --yes it removes each well-formed
 region exactly (its lines, markers included), leaves every other byte of the
-file as it was, and never touches a file with a broken marker.`,
+file as it was, and never touches a file with a broken marker. A file left
+with nothing but white space, or only what its language's helper file holds
+besides its region (a Go or Java package clause), held only probes: it is
+deleted, unless git HEAD holds it with other content. In a git work tree,
+each file it rewrote is then compared with HEAD, and every change left
+outside the regions (a stray blank line, a leftover import, the fix) is
+listed by path:line. It ends with the same check as --check, and exits with
+code 5 when a region or broken marker remains.`,
 		Example: `  debug-mode probes
   debug-mode probes src/ --session 707225a6-8e0f-4db4-b64b-e261bd6a861a
   debug-mode probes --remove
@@ -128,7 +136,7 @@ func (o *probesOptions) run() error {
 	}
 	remaining := rep
 	if o.remove {
-		if view.Removal, err = probes.Remove(rep, o.yes); err != nil {
+		if view.Removal, err = probes.Remove(rep, probes.RemoveOptions{Apply: o.yes, Residue: templates.HelperResidue, Git: true}); err != nil {
 			return err
 		}
 		if o.yes && view.Removal.Regions > 0 {
@@ -137,17 +145,17 @@ func (o *probesOptions) run() error {
 			}
 		}
 	}
-	left := &output.ProbesLeft{Passed: remaining.Clean(), RemainingRegions: len(remaining.Regions), RemainingBroken: len(remaining.Broken)}
-	if o.check {
-		view.Check = left
-	} else if o.remove && o.yes {
-		view.Left = left
+	// --remove --yes ends with the proof --check gives, exit code included.
+	proof := o.check || o.remove && o.yes
+	if proof {
+		view.Check = &output.ProbesLeft{Passed: remaining.Clean(), RemainingRegions: len(remaining.Regions), RemainingBroken: len(remaining.Broken),
+			FilesScanned: remaining.FilesScanned}
 	}
 	view.Next = o.next(rep, view)
 	if err := o.printer().Result("probes", view, func(w io.Writer) { output.Probes(w, view) }); err != nil {
 		return err
 	}
-	if o.check && !view.Check.Passed {
+	if proof && !view.Check.Passed {
 		var parts []string
 		if len(remaining.Regions) > 0 {
 			parts = append(parts, countNoun(int64(len(remaining.Regions)), "agent log region", "agent log regions"))

@@ -98,7 +98,7 @@ func tools() []Tool {
 }
 
 // removeNote replaces the help of probes, which the probes tool shows.
-const removeNote = `Remove every well-formed "agent log" region under paths (default: the folder the server was started in): each region's lines, markers included, and nothing else; a file with a broken marker is never touched. Without yes it only shows what it would remove. Afterwards, the probes tool with check proves none is left.`
+const removeNote = `Remove every well-formed "agent log" region under paths (default: the folder the server was started in): each region's lines, markers included, and nothing else; a file with a broken marker is never touched. Without yes it only shows what it would remove. With yes it deletes a file left with nothing but its helper's own lines, lists what still differs from git HEAD outside the regions, and ends with the same check as the probes tool with check (a failure when anything remains).`
 
 // The arguments of each tool. An argument is named like the flag it
 // becomes; `cli:"arg"` marks the command's positional arguments.

@@ -14,8 +14,7 @@ type ProbesView struct {
 	*probes.Report
 	Session *ProbesSession  `json:"session,omitempty"` // --session: regions joined with evidence
 	Removal *probes.Removal `json:"removal,omitempty"` // --remove: what was (or would be) removed
-	Check   *ProbesLeft     `json:"check,omitempty"`   // --check: whether anything remains
-	Left    *ProbesLeft     `json:"left,omitempty"`    // --remove --yes: what remains after removal
+	Check   *ProbesLeft     `json:"check,omitempty"`   // --check, and --remove --yes after removing: whether anything remains
 	Next    string          `json:"next,omitempty"`    // the command that continues
 }
 
@@ -29,12 +28,13 @@ type ProbesSession struct {
 	probes.Joined
 }
 
-// ProbesLeft is what remains: the verdict of --check, or the state after
-// a removal.
+// ProbesLeft is what remains: the verdict of --check, given after a
+// removal too.
 type ProbesLeft struct {
 	Passed           bool `json:"passed"` // nothing remains
 	RemainingRegions int  `json:"remainingRegions"`
 	RemainingBroken  int  `json:"remainingBroken"`
+	FilesScanned     int  `json:"filesScanned"` // source files the verdict looked at
 }
 
 // remainVerb agrees with a count.
@@ -91,10 +91,6 @@ func Probes(w io.Writer, v ProbesView) {
 		fmt.Fprintln(w, "CHECK passed: no agent log region or broken marker remains.")
 	case v.Check != nil:
 		fmt.Fprintf(w, "CHECK failed: %s %s.\n", v.Check.text(), remainVerb(v.Check.RemainingRegions+v.Check.RemainingBroken))
-	case v.Left != nil && !v.Left.Passed:
-		fmt.Fprintf(w, "Left: %s.\n", v.Left.text())
-	case v.Left != nil:
-		fmt.Fprintln(w, "No agent log region or broken marker remains.")
 	}
 	if v.Next != "" {
 		fmt.Fprintln(w, "\n"+v.Next)
@@ -265,18 +261,25 @@ func probesRemoval(w io.Writer, v ProbesView, scanned string) {
 		}
 	}
 	t.Flush()
-	var empty []string
 	for _, f := range m.Files {
-		if f.Refused == "" && f.EmptyAfter {
-			empty = append(empty, f.File)
+		if f.Refused != "" || !f.EmptyAfter {
+			continue
+		}
+		left := "nothing but white space was left"
+		if len(f.Residue) > 0 {
+			left = "nothing was left but what its helper file holds (" + clipText(strings.Join(f.Residue, "; "), 40) + ")"
+		}
+		switch {
+		case f.Deleted && m.Applied:
+			fmt.Fprintf(w, "Deleted %s: %s.\n", Escape(f.File), left)
+		case f.Deleted:
+			fmt.Fprintf(w, "Would delete %s: %s.\n", Escape(f.File), strings.Replace(left, "was left", "would be left", 1))
+		default:
+			fmt.Fprintf(w, "Kept %s although %s: %s.\n", Escape(f.File), left, f.Kept)
 		}
 	}
-	if len(empty) > 0 {
-		verb := "would be left with"
-		if m.Applied {
-			verb = "is left with"
-		}
-		fmt.Fprintf(w, "%s %s only white space (a helper file?); delete it if nothing imports it.\n", Escape(strings.Join(empty, ", ")), verb)
+	if m.Git != nil {
+		probesGit(w, m.Git)
 	}
 	if m.Refused > 0 {
 		fmt.Fprintf(w, "\nREFUSED %s (left untouched)\n", plural(int64(m.Refused), "file", "files"))
@@ -287,5 +290,46 @@ func probesRemoval(w io.Writer, v ProbesView, scanned string) {
 			}
 		}
 		t.Flush()
+	}
+}
+
+// probesGit lists what a removal left outside the regions, against git HEAD.
+func probesGit(w io.Writer, g *probes.GitCheck) {
+	switch g.State {
+	case probes.GitNotWorkTree:
+		fmt.Fprintln(w, "Not in a git work tree: changes outside the regions were not checked.")
+		return
+	case probes.GitUnavailable:
+		fmt.Fprintf(w, "Changes outside the regions were not checked against git HEAD: %s.\n", Escape(g.Reason))
+		return
+	}
+	if len(g.Differ) == 0 {
+		fmt.Fprintf(w, "Outside the regions, %s as at git HEAD.\n", plural(int64(g.Files), "rewritten file is", "rewritten files are"))
+	} else {
+		fmt.Fprintf(w, "Outside the regions, %d of %s still %s from git HEAD (the fix, or a leftover such as a stray blank line or import):\n",
+			len(g.Differ), plural(int64(g.Files), "rewritten file", "rewritten files"), map[bool]string{true: "differs", false: "differ"}[len(g.Differ) == 1])
+		t := table(w)
+		for _, l := range g.Leftovers {
+			more := ""
+			if l.Lines > 1 {
+				more = fmt.Sprintf("  (%s in this hunk)", plural(int64(l.Lines), "line", "lines"))
+			}
+			fmt.Fprintf(t, "  %s:%d\t%s%s\n", Escape(l.File), l.Line, Escape(l.Text), more)
+		}
+		t.Flush()
+		if g.Omitted > 0 {
+			fmt.Fprintf(w, "  … %d more\n", g.Omitted)
+		}
+		q := make([]string, len(g.Differ))
+		for i, f := range g.Differ {
+			q[i] = ShellQuote(f)
+		}
+		fmt.Fprintf(w, "Read them: git diff HEAD -- %s\n", strings.Join(q, " "))
+	}
+	if len(g.New) > 0 {
+		fmt.Fprintf(w, "Not in git HEAD (new files, kept): %s.\n", Escape(strings.Join(g.New, ", ")))
+	}
+	if len(g.NotInGit) > 0 {
+		fmt.Fprintf(w, "Not in a git work tree, not checked: %s.\n", Escape(strings.Join(g.NotInGit, ", ")))
 	}
 }

@@ -19,7 +19,7 @@ func TestRemove(t *testing.T) {
 		{"mixed endings", "a\r\n// #region agent log\nx\r\n// #endregion\r\nb\n", "a\r\nb\n"},
 		{"no final newline, region last", "a\r\n// #region agent log\r\nx\r\n// #endregion", "a"},
 		{"no final newline, region first", "// #region agent log\nx\n// #endregion\nb", "b"},
-		{"whole file", "# region agent log\nimport os\n# endregion\n", ""},
+		{"whole file", "# region agent log\nimport os\n# endregion\n", "(deleted)"},
 		{"two regions and a foreign one", "#region Helpers\nh\n#endregion\n#region agent log\nx\n#endregion\nc\n/* #region agent log */\ny\n/* #endregion */\n", "#region Helpers\nh\n#endregion\nc\n"},
 		{"trailing spaces kept", "a  \n\t// #region agent log\n\tx\n\t// #endregion\n\tb \n\n", "a  \n\tb \n\n"},
 	}
@@ -36,7 +36,7 @@ func TestRemove(t *testing.T) {
 	}
 
 	// A dry run writes nothing.
-	dry, err := Remove(r, false)
+	dry, err := Remove(r, RemoveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +49,11 @@ func TestRemove(t *testing.T) {
 			t.Fatalf("dry run changed %s", c.name)
 		}
 	}
-	if !dry.Files[5].EmptyAfter || dry.Files[0].EmptyAfter {
+	if !dry.Files[5].EmptyAfter || !dry.Files[5].Deleted || dry.Files[0].EmptyAfter || dry.Deleted != 1 {
 		t.Errorf("EmptyAfter hint wrong: %+v", dry.Files)
 	}
 
-	done, err := Remove(r, true)
+	done, err := Remove(r, RemoveOptions{Apply: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +62,12 @@ func TestRemove(t *testing.T) {
 	}
 	for i, c := range cases {
 		p := filepath.Join(dir, "f"+string(rune('a'+i))+".js")
+		if c.want == "(deleted)" {
+			if _, err := os.Lstat(p); !os.IsNotExist(err) || !done.Files[i].Deleted || done.Files[i].Written {
+				t.Errorf("%s: not deleted (%v): %+v", c.name, err, done.Files[i])
+			}
+			continue
+		}
 		b, _ := os.ReadFile(p)
 		if string(b) != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, b, c.want)
@@ -72,7 +78,7 @@ func TestRemove(t *testing.T) {
 		}
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != len(cases) {
+	if len(ents) != len(cases)-1 {
 		t.Errorf("temporary files left behind: %d entries", len(ents))
 	}
 	r, _ = Scan(Options{Dir: dir})
@@ -86,7 +92,7 @@ func TestRemove(t *testing.T) {
 func TestRemoveRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := "// #region agent log\nx\n// #endregion\n// #region agent log\ny\n"
-	writeTree(t, dir, map[string]string{"broken.js": broken, "stray.js": "a\n// #endregion\n", "ok.js": region, "later.js": region})
+	writeTree(t, dir, map[string]string{"broken.js": broken, "stray.js": "a\n// #endregion\n", "ok.js": "a\n" + region, "later.js": region})
 	r, err := Scan(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +101,7 @@ func TestRemoveRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "later.js"), []byte("new line\n"+region), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Remove(r, true)
+	res, err := Remove(r, RemoveOptions{Apply: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +133,7 @@ func TestRemoveRefuses(t *testing.T) {
 	r, _ = Scan(Options{Dir: dir, Paths: []string{"victim.js"}})
 	os.Remove(filepath.Join(dir, "victim.js"))
 	os.Symlink(filepath.Join(dir, "target.js"), filepath.Join(dir, "victim.js"))
-	res, _ = Remove(r, true)
+	res, _ = Remove(r, RemoveOptions{Apply: true})
 	if res.Files[0].Written || res.Files[0].Refused == "" {
 		t.Errorf("wrote through a link: %+v", res.Files[0])
 	}
@@ -136,7 +142,7 @@ func TestRemoveRefuses(t *testing.T) {
 	}
 
 	// Staged content is never "removed".
-	if _, err := Remove(&Report{Staged: true}, true); err == nil {
+	if _, err := Remove(&Report{Staged: true}, RemoveOptions{Apply: true}); err == nil {
 		t.Error("Remove accepted a staged report")
 	}
 }
