@@ -100,14 +100,18 @@ func TestDemo(t *testing.T) {
 		// added, and nothing else.
 		"Groups (hypothesis, location, message): 3: 1 with changed data (1 value), 2 with another event count.\n" +
 			"Events, aligned by data within each group: 51 the same, 1 changed, 0 only before, 2 only after.\n",
-		"First divergence at event 34 in logs order (the same group, different data):\n" +
-			`  before  SEQ 34  H3  report.py:65  order assigned to a month  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
-			`  after   SEQ 34  H3  report.py:65  order assigned to a month  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
+		// The first divergence is within one group, the same event.
+		"First divergence at event 34 in logs order: H3 report.py:65 order assigned to a month, the same event with different data:\n" +
+			`  before  SEQ 34  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
+			`  after   SEQ 34  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
 		"changed  18      18     H3   report.py:65  order assigned to a month\n" +
 			"count    17      18     H1   report.py:44  amount converted to USD\n" +
 			"count    17      18     H2   report.py:52  refund subtracted\n",
+		// Each changed field with its value before and after, whole.
 		"\nChanged values (aligned events of a group whose data differ):\n" +
-			"  H3 report.py:65 order assigned to a month: .created .month  SEQ 34 ",
+			"  H3 report.py:65 order assigned to a month  SEQ 34 → SEQ 34\n" +
+			`    .created  "1970-01-21T18:48:09.840000+00:00" → "2026-11-26T10:44:00+00:00"` + "\n" +
+			`    .month    "1970-01" → "2026-11"` + "\n",
 		"\nEvents on one side only (removed or added within a group):\n" +
 			`  H1 report.py:44 amount converted to USD: only after  SEQ 36 {"amount":"74.20","currency":"EUR","usd":"80.14"}` + "\n" +
 			`  H2 report.py:52 refund subtracted: only after  SEQ 35 {"id":"A-1012","amount":"74.20","refund":"0","net":"74.20"}` + "\n",
@@ -116,7 +120,10 @@ func TestDemo(t *testing.T) {
 		`[{"month":"2026-11","orders":18}]` + "\n",
 		"REMOVE (dry run: nothing written) 5 regions",
 		"REMOVED 5 regions, 45 lines from 2 files",
-		"No agent log region or broken marker remains.\n",
+		// One command: the emptied helper module is deleted, and the proof
+		// --check gives ends it.
+		"\nDeleted agent_debug_log.py: nothing but white space was left.\n",
+		"\nCHECK passed: no agent log region or broken marker remains.\n",
 		"$ debug-mode probes --check\nPROBES none",
 		"CHECK passed: no agent log region or broken marker remains.\n",
 		"What remains in the code is the fix alone:",

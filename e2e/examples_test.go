@@ -197,15 +197,20 @@ func TestExampleTypeScript(t *testing.T) {
 	}
 }
 
-// removeProbesAndCheck removes every agent log region under dir, deletes the
-// helper file if there is one, and proves nothing is left.
+// removeProbesAndCheck removes every agent log region under dir in one
+// command, which also deletes the helper file if there is one (a file left
+// with nothing but its package clause) and ends with the proof --check
+// gives; a separate --check agrees.
 func removeProbesAndCheck(t *testing.T, e *Env, dir, helperFile string) {
 	t.Helper()
-	if out := e.MustRun("probes", dir, "--remove", "--yes"); !strings.Contains(out, "No agent log region or broken marker remains.") {
+	out := e.MustRun("probes", dir, "--remove", "--yes")
+	if !strings.Contains(out, "\nCHECK passed: no agent log region or broken marker remains.\n") {
 		t.Fatalf("probes --remove --yes:\n%s", out)
 	}
 	if helperFile != "" {
-		os.Remove(filepath.Join(dir, helperFile))
+		if _, err := os.Stat(filepath.Join(dir, helperFile)); !os.IsNotExist(err) || !strings.Contains(out, "\nDeleted "+filepath.ToSlash(filepath.Join(dir, helperFile))+": ") {
+			t.Fatalf("the helper file %s was not deleted (%v):\n%s", helperFile, err, out)
+		}
 	}
 	if r := e.Run("probes", dir, "--check"); r.Code != 0 || !strings.Contains(r.Stdout, "CHECK passed") {
 		t.Fatalf("probes --check: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)

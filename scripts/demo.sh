@@ -161,8 +161,8 @@ say "The report says 1,280.34 USD, the ledger's figure: the fix is proven by the
 step "11. Remove every probe, and prove it"
 show debug-mode probes --remove
 show debug-mode probes --remove --yes
-say "The helper module is empty now; delete it."
-show rm agent_debug_log.py
+say "One command: the regions are gone, the helper module (nothing else was in it) is deleted,"
+say "and it ends with the same check probes --check gives, which needs no session:"
 show debug-mode probes --check
 say "What remains in the code is the fix alone:"
 show diff -u --label examples/python/report.py --label report.py "$repo/examples/python/report.py" report.py || true
