@@ -138,6 +138,7 @@ type EventBrief struct {
 	Location   string          `json:"location"`
 	Message    string          `json:"message"`
 	Data       json.RawMessage `json:"data"`
+	Cut        bool            `json:"cut,omitempty"` // data over 1 KiB, given as a string of its start
 }
 
 // Reasons of a divergence. Each names events of one group, never a pair
@@ -675,8 +676,8 @@ func brief(s *set, seq int64) (*EventBrief, error) {
 	if !ok {
 		return nil, errUnreadable(seq)
 	}
-	data, _ := clip(e.data)
-	return &EventBrief{Seq: seq, Hypothesis: unescape(e.hyp), Location: unescape(e.loc), Message: unescape(e.msg), Data: data}, nil
+	data, cut := clip(e.data)
+	return &EventBrief{Seq: seq, Hypothesis: unescape(e.hyp), Location: unescape(e.loc), Message: unescape(e.msg), Data: data, Cut: cut}, nil
 }
 
 // rawData reads the data value of an event of a set, whole.

@@ -299,7 +299,9 @@ func Diff(w io.Writer, v DiffView) {
 	}
 	other := map[string]string{capture.ModeAlign: "--mode distribution counts how often each value occurs",
 		capture.ModeDistribution: "--mode align pairs events one by one"}[v.Mode]
-	fmt.Fprintf(w, "Mode: %s (%s); %s.\n", v.Mode, v.ModeReason, other)
+	if v.Mode != "" {
+		fmt.Fprintf(w, "Mode: %s (%s); %s.\n", v.Mode, v.ModeReason, other)
+	}
 	if len(v.Fields)+len(v.Ignore) > 0 {
 		var parts []string
 		if len(v.Fields) > 0 {
@@ -499,6 +501,9 @@ func divergenceLines(w io.Writer, d *capture.Divergence) {
 		fmt.Fprintf(t, "  after\tSEQ %d\t%s\n", d.After.Seq, after)
 	}
 	t.Flush()
+	if d.Reason == capture.DivergedData && (d.Before.Cut || d.After.Cut) {
+		fieldLines(w, d.Fields, 0) // the data were cut: the differing fields, read whole
+	}
 }
 
 // diffDistribution renders a distribution comparison: the groups' event
