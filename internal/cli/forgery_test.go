@@ -171,6 +171,7 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 		t.Fatalf("second capture: %s", env)
 	}
 	run(0, true, "diff", "--session", id, "--from", c1, "--to", cap.Result.ID)
+	run(0, true, "diff", "--session", id, "--from", c1, "--to", cap.Result.ID, "--mode", "distribution")
 	run(ExitStale, false, "logs", "--session", id, "--cycle", "1")
 	// reproduce: the command's output, its events, a held-back record and
 	// its own arguments are hostile; so are the capture label and the diff.
@@ -189,7 +190,8 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 	run(0, false, "sessions")
 	run(0, false, "sessions", "--all")
 	run(0, true, "probes", "--remove", src, odd)
-	run(0, true, "probes", "--remove", "--yes", src, odd)
+	// It ends with the proof --check gives: the file with a broken marker remains.
+	run(ExitCheckFailed, true, "probes", "--remove", "--yes", src, odd)
 	run(0, false, "clean", "--session", id)
 	run(0, false, "stop")
 
