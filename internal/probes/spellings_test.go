@@ -128,7 +128,7 @@ func TestMarkerSpellings(t *testing.T) {
 						t.Errorf("label %q, want %q", r.Label, want)
 					}
 
-					rm, err := Remove(rep, true)
+					rm, err := Remove(rep, RemoveOptions{Apply: true})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -185,7 +185,7 @@ func TestMisspeltMarkers(t *testing.T) {
 					if !strings.Contains(rep.Broken[0].Message, "region agent log") {
 						t.Errorf("message %q does not say what it found", rep.Broken[0].Message)
 					}
-					rm, err := Remove(rep, true)
+					rm, err := Remove(rep, RemoveOptions{Apply: true})
 					if err != nil {
 						t.Fatal(err)
 					}
