@@ -519,3 +519,21 @@ func TestDiffInterleaving(t *testing.T) {
 		t.Fatalf("divergence: %+v", d)
 	}
 }
+
+// A key with escapes is matched by its text, in hashing and in listing.
+func TestFilterEscapedKey(t *testing.T) {
+	f, err := newFilter(nil, []string{`["a\"b"]`, `["té"]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := []byte(`{"a\"b":1,"t\u00e9":1,"x":2}`), []byte(`{"a\"b":5,"té":9,"x":2}`)
+	if filteredHash(a, f) != filteredHash(b, f) {
+		t.Error("ignored keys with escapes still count")
+	}
+	if filteredHash(a, f) == filteredHash([]byte(`{"a\"b":1,"x":3}`), f) {
+		t.Error("a kept field does not count")
+	}
+	if got, _ := fieldChanges(a, b, f); len(got) != 0 {
+		t.Errorf("ignored keys listed: %s", jsonOf(t, got))
+	}
+}

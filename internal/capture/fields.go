@@ -212,7 +212,7 @@ func hashKept(b []byte, i int, n *pathNode) (uint64, int) {
 		i = skipSpace(b, i+1)
 		for i < len(b) && b[i] != '}' {
 			kh, j := hashValue(b, i)
-			key := unescape(bytes.Trim(b[i:j], `"`))
+			key := unescape(b[min(i+1, j):max(i+1, j-1)])
 			j = skipSpace(b, j)
 			if j < len(b) && b[j] == ':' {
 				j = skipSpace(b, j+1)
