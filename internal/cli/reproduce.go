@@ -266,7 +266,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	}
 	if diffFrom != "" {
 		var dr capture.DiffResult
-		if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{From: diffFrom}, &dr); err != nil {
+		if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{DiffOptions: capture.DiffOptions{From: diffFrom}}, &dr); err != nil {
 			v.Warnings = append(v.Warnings, "the comparison failed: "+err.Error()+"; run "+output.CommandLine("diff", "--session", id, "--from", diffFrom))
 		} else {
 			v.Diff = &output.DiffView{DiffResult: dr, Warnings: []string{}}
