@@ -81,7 +81,8 @@ type report struct {
 		ID string `json:"id"`
 	} `json:"capture"`
 	Diff *struct {
-		Identical bool `json:"identical"`
+		Identical bool   `json:"identical"`
+		Mode      string `json:"mode"`
 		Counts    struct {
 			DataChanged int `json:"dataChanged"`
 		} `json:"counts"`
@@ -335,6 +336,11 @@ print(total())
 	after := e.reproduce(dir, 0, "--session", s.SessionID, "--diff", before.Capture.ID, "--", "python3", "app.py")
 	if after.Cycle != before.Cycle+1 || after.Diff == nil || after.Diff.Identical || after.Diff.Counts.DataChanged != 1 {
 		t.Fatalf("after: %+v", after)
+	}
+	// The comparison's own flags reach the diff: .total left out, nothing differs.
+	ignored := e.reproduce(dir, 0, "--session", s.SessionID, "--diff", before.Capture.ID, "--ignore", ".total", "--mode", "align", "--", "python3", "app.py")
+	if ignored.Diff == nil || !ignored.Diff.Identical || ignored.Diff.Mode != "align" {
+		t.Fatalf("--ignore .total --mode align: %+v", ignored.Diff)
 	}
 	pretty := e.runIn(dir, "reproduce", "--session", s.SessionID, "--diff", before.Capture.ID, "--", "python3", "app.py").Stdout
 	if !strings.Contains(pretty, "DIFF session "+s.SessionID) || !strings.Contains(pretty, ".total") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/capture"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
@@ -14,10 +15,44 @@ import (
 
 type diffOptions struct {
 	*env
-	session        string
-	from, to       string
+	session  string
+	from, to string
+	compare  diffFlags
+}
+
+// diffFlags are how a comparison is made, shared by diff and reproduce --diff.
+type diffFlags struct {
 	mode           string
 	fields, ignore []string
+}
+
+// add registers the flags; suffix is appended to each usage line.
+func (d *diffFlags) add(fl *pflag.FlagSet, suffix string) {
+	fl.StringVar(&d.mode, "mode", capture.ModeAuto, "auto, align (events one by one) or distribution (how often each value occurs)"+suffix)
+	fl.StringArrayVar(&d.fields, "fields", nil, "compare only these data paths, comma-separated or repeated (.stale,.items[].id)"+suffix)
+	fl.StringArrayVar(&d.ignore, "ignore", nil, "leave these data paths out of alignment and comparison, comma-separated or repeated (.id,.ts)"+suffix)
+}
+
+// options validates the flags into the comparison of from with to.
+func (d *diffFlags) options(from, to string) (capture.DiffOptions, error) {
+	req := capture.DiffOptions{From: from, To: to, Mode: d.mode, Fields: splitPaths(d.fields), Ignore: splitPaths(d.ignore)}
+	switch req.Mode {
+	case capture.ModeAuto, capture.ModeAlign, capture.ModeDistribution:
+	default:
+		return req, usagef("--mode %q: use auto, align or distribution", d.mode)
+	}
+	if err := capture.CheckPaths(req.Fields); err != nil {
+		return req, usagef("--fields %v", err)
+	}
+	if err := capture.CheckPaths(req.Ignore); err != nil {
+		return req, usagef("--ignore %v", err)
+	}
+	return req, nil
+}
+
+// set reports whether any of the flags was given.
+func (d *diffFlags) set() bool {
+	return d.mode != capture.ModeAuto || len(d.fields) > 0 || len(d.ignore) > 0
 }
 
 func newDiffCmd(e *env) *cobra.Command {
@@ -75,9 +110,7 @@ paths; --json carries the same data (every group up to 500, up to 200 paths).`,
 	fl.StringVar(&o.session, "session", "", "session id (from debug-mode create)")
 	fl.StringVar(&o.from, "from", "", "the capture taken before the fix")
 	fl.StringVar(&o.to, "to", "", "the capture to compare with (default: the live cycle)")
-	fl.StringVar(&o.mode, "mode", capture.ModeAuto, "auto, align (events one by one) or distribution (how often each value occurs)")
-	fl.StringArrayVar(&o.fields, "fields", nil, "compare only these data paths, comma-separated or repeated (.stale,.items[].id)")
-	fl.StringArrayVar(&o.ignore, "ignore", nil, "leave these data paths out of alignment and comparison, comma-separated or repeated (.id,.ts)")
+	o.compare.add(fl, "")
 	return cmd
 }
 
@@ -96,17 +129,9 @@ func (o *diffOptions) run() error {
 			return err
 		}
 	}
-	req := capture.DiffOptions{From: from, To: to, Mode: o.mode, Fields: splitPaths(o.fields), Ignore: splitPaths(o.ignore)}
-	switch req.Mode {
-	case capture.ModeAuto, capture.ModeAlign, capture.ModeDistribution:
-	default:
-		return usagef("--mode %q: use auto, align or distribution", o.mode)
-	}
-	if err := capture.CheckPaths(req.Fields); err != nil {
-		return usagef("--fields %v", err)
-	}
-	if err := capture.CheckPaths(req.Ignore); err != nil {
-		return usagef("--ignore %v", err)
+	req, err := o.compare.options(from, to)
+	if err != nil {
+		return err
 	}
 	c, err := o.connect()
 	if err != nil {

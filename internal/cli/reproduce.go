@@ -31,6 +31,8 @@ type reproduceOptions struct {
 	keep           bool
 	capture        string
 	diff           string
+	compare        diffFlags
+	diffReq        capture.DiffOptions // from --diff and compare, validated
 	timeout        time.Duration
 	maxPerLocation int64
 	args           []string
@@ -97,6 +99,7 @@ it; 9 when it could not start (not found, not executable).`,
 	fl.BoolVar(&o.keep, "keep", false, "append to the current cycle instead of starting a new one")
 	fl.StringVar(&o.capture, "capture", "", `capture this cycle afterwards, with this label (e.g. before-fix)`)
 	fl.StringVar(&o.diff, "diff", "", "compare this cycle afterwards with this capture (the one taken before the fix)")
+	o.compare.add(fl, " (with --diff)")
 	fl.DurationVar(&o.timeout, "timeout", reproduce.DefaultTimeout, "end the command's whole process tree after this long")
 	fl.Int64Var(&o.maxPerLocation, "max-per-location", 0, "set the session's cap of events per location per process (default: keep it; a new session has 10000)")
 	return cmd
@@ -122,6 +125,11 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 		if diffFrom, err = captureID("--diff", o.diff); err != nil {
 			return err
 		}
+		if o.diffReq, err = o.compare.options(diffFrom, ""); err != nil {
+			return err
+		}
+	} else if o.compare.set() {
+		return usagef("--mode, --fields and --ignore say how --diff compares: add --diff <capture>, or run debug-mode diff afterwards")
 	}
 	path, err := reproduce.Resolve(o.args[0])
 	if err != nil {
@@ -266,7 +274,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	}
 	if diffFrom != "" {
 		var dr capture.DiffResult
-		if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{DiffOptions: capture.DiffOptions{From: diffFrom}}, &dr); err != nil {
+		if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/diff", service.DiffRequest{DiffOptions: o.diffReq}, &dr); err != nil {
 			v.Warnings = append(v.Warnings, "the comparison failed: "+err.Error()+"; run "+output.CommandLine("diff", "--session", id, "--from", diffFrom))
 		} else {
 			v.Diff = &output.DiffView{DiffResult: dr, Warnings: []string{}}

@@ -118,6 +118,9 @@ type ReproduceInput struct {
 	Keep           bool     `json:"keep,omitempty" jsonschema:"append to the current cycle instead of starting a new one"`
 	Capture        string   `json:"capture,omitempty" jsonschema:"capture this cycle afterwards, with this label (e.g. before-fix)"`
 	Diff           string   `json:"diff,omitempty" jsonschema:"compare this cycle afterwards with this capture (the one taken before the fix)"`
+	Mode           string   `json:"mode,omitempty" jsonschema:"with diff: auto (default), align or distribution"`
+	Fields         []string `json:"fields,omitempty" jsonschema:"with diff: compare only these data paths (.stale, .items[].id)"`
+	Ignore         []string `json:"ignore,omitempty" jsonschema:"with diff: leave these data paths out of alignment and comparison (.id, .ts)"`
 	Timeout        string   `json:"timeout,omitempty" jsonschema:"end the command's whole process tree after this long, e.g. 30s or 10m"`
 	MaxPerLocation int64    `json:"max-per-location,omitempty" jsonschema:"set the session's cap of events per location per process"`
 }
