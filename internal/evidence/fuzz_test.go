@@ -37,6 +37,10 @@ func checkNormalize(t *testing.T, line []byte, lim Limits) {
 	if !bytes.Equal(line, orig) {
 		t.Fatal("Normalize modified its input")
 	}
+	// NormalizeBrief decides exactly as Normalize does.
+	if br, brej := NormalizeBrief(line, lim); (brej != nil) != (rej != nil) || rej == nil && !reflect.DeepEqual(br, r) || brej != nil && brej != Refused {
+		t.Fatalf("NormalizeBrief gave %+v %v, Normalize %+v %v", br, brej, r, rej)
+	}
 	if rej != nil {
 		if rej.Reason == "" {
 			t.Fatal("empty reason")
@@ -48,7 +52,7 @@ func checkNormalize(t *testing.T, line []byte, lim Limits) {
 	}
 
 	// The prefilter must never change the outcome.
-	forced, frej := normalize(line, lim, true)
+	forced, frej := normalize(line, lim, true, false)
 	if frej != nil || !reflect.DeepEqual(r, forced) {
 		t.Fatalf("prefilter changed the result:\n%+v\n%+v", r, forced)
 	}

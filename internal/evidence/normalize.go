@@ -79,34 +79,57 @@ const (
 // The line must not include its "\n"; a trailing "\r" is removed here.
 // The result never aliases line, so the caller may reuse its buffer.
 func Normalize(line []byte, lim Limits) (Record, *Rejection) {
-	return normalize(line, lim, false)
+	return normalize(line, lim, false, false)
+}
+
+// Refused is the rejection NormalizeBrief returns: it carries no reason.
+var Refused = &Rejection{}
+
+// NormalizeBrief is Normalize for a caller that will only count a refused
+// line: it accepts exactly what Normalize accepts, but a refusal is the
+// shared Refused, so it costs neither a reason nor an excerpt. Call
+// Normalize on the line again when its reason is wanted after all.
+func NormalizeBrief(line []byte, lim Limits) (Record, *Rejection) {
+	return normalize(line, lim, false, true)
 }
 
 // normalize is Normalize; force skips the prefilter so tests can check that
-// it never hides something the redactor would change.
-func normalize(line []byte, lim Limits, force bool) (Record, *Rejection) {
+// it never hides something the redactor would change, and brief refuses
+// with Refused.
+func normalize(line []byte, lim Limits, force, brief bool) (Record, *Rejection) {
 	lim = lim.withDefaults()
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
+	switch {
+	case len(line) > lim.MaxRecordBytes, isBlank(line), !jsontext.Value(line).IsValid():
+		// jsontext checks syntax, UTF-8, escapes and duplicate names in one
+		// allocation-free pass; the walk below can then trust the grammar.
+		if brief {
+			return Record{}, Refused
+		}
+		return Record{}, reject(line, refusalReason(line, lim))
+	}
+	p := parser{src: line, lim: lim, force: force, brief: brief, redact: force || mightContainSecret(line)}
+	rec, ok := p.record()
+	switch {
+	case ok:
+		return rec, nil
+	case brief:
+		return Record{}, Refused
+	}
+	return Record{}, reject(line, p.reason)
+}
+
+// refusalReason explains why a line failed the checks before the walk.
+func refusalReason(line []byte, lim Limits) string {
 	if len(line) > lim.MaxRecordBytes {
-		return Record{}, reject(line, fmt.Sprintf(
-			"record is %d bytes; the limit is %d bytes, so send a smaller \"data\" value", len(line), lim.MaxRecordBytes))
+		return fmt.Sprintf("record is %d bytes; the limit is %d bytes, so send a smaller \"data\" value", len(line), lim.MaxRecordBytes)
 	}
 	if isBlank(line) {
-		return Record{}, reject(line, "record is empty; send one JSON object per line")
+		return "record is empty; send one JSON object per line"
 	}
-	// jsontext checks syntax, UTF-8, escapes and duplicate names in one
-	// allocation-free pass; the walk below can then trust the grammar.
-	if !jsontext.Value(line).IsValid() {
-		return Record{}, reject(line, syntaxReason(line))
-	}
-	p := parser{src: line, lim: lim, force: force, redact: force || mightContainSecret(line)}
-	rec, ok := p.record()
-	if !ok {
-		return Record{}, reject(line, p.reason)
-	}
-	return rec, nil
+	return syntaxReason(line)
 }
 
 func reject(line []byte, reason string) *Rejection {
@@ -197,6 +220,7 @@ type parser struct {
 	lim    Limits
 	redact bool   // the prefilter saw a needle: check keys and string values
 	force  bool   // redact without any prefilter (tests)
+	brief  bool   // a refusal needs no reason
 	field  string // top-level field being read, for messages
 	out    []byte // compact, redacted copy of data
 	n      int    // redactions so far
@@ -210,7 +234,9 @@ type span struct {
 }
 
 func (p *parser) fail(format string, args ...any) bool {
-	p.reason = fmt.Sprintf(format, args...)
+	if !p.brief {
+		p.reason = fmt.Sprintf(format, args...)
+	}
 	return false
 }
 
@@ -331,6 +357,9 @@ func (p *parser) record() (Record, bool) {
 // missing explains an absent required field, pointing at a near miss such as
 // "hypothesisID" because field names are case-sensitive.
 func (p *parser) missing(field, hint string, dropped []string) bool {
+	if p.brief {
+		return false // the cheapest refusal to send: spare the arguments' allocations
+	}
 	for _, d := range dropped {
 		if strings.EqualFold(d, field) {
 			return p.fail("missing field %q (found %q; field names are case-sensitive); %s", field, d, hint)

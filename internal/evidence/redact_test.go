@@ -135,7 +135,7 @@ func TestNormalizeRedactsData(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, force := range []bool{false, true} {
-				r, rej := normalize([]byte(rec(tt.data)), DefaultLimits, force)
+				r, rej := normalize([]byte(rec(tt.data)), DefaultLimits, force, false)
 				if rej != nil {
 					t.Fatal(rej.Reason)
 				}

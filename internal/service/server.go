@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/agentic-debug-mode/debug-mode/internal/query"
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
@@ -35,7 +37,7 @@ const (
 	MaxBodyBytes        = 8 << 20
 	MaxHeaderBytes      = 16 << 10
 	MaxConnections      = 128
-	MaxConcurrentBodies = 4 // ingest bodies held in memory at once
+	MaxConcurrentBodies = 4 // ingest bodies validated and stored at once (after they are read: see body.go)
 	ReadHeaderTimeout   = 5 * time.Second
 	DefaultIdle         = 30 * time.Minute
 )
@@ -65,20 +67,22 @@ type Config struct {
 
 // Server serves ingest and control on one loopback listener.
 type Server struct {
-	cfg      Config
-	store    *store.Store
-	port     int
-	last     atomic.Int64 // last activity, unix nanoseconds by cfg.Clock
-	done     chan struct{}
-	stopOnce sync.Once
-	http     *http.Server
-	signer   *query.Signer
-	bodies   chan struct{} // ingest bodies being read or processed
-	muxOnce  sync.Once
-	mux      *http.ServeMux
-	ln       net.Listener
-	retired  atomic.Bool // the state directory was replaced: see retire
-	deliv    deliveries  // HTTP ingest per session, for settling after a reproduction
+	cfg        Config
+	store      *store.Store
+	port       int
+	last       atomic.Int64 // last activity, unix nanoseconds by cfg.Clock
+	done       chan struct{}
+	stopOnce   sync.Once
+	http       *http.Server
+	signer     *query.Signer
+	bodies     chan struct{}       // ingest bodies being validated and stored
+	bodyBudget *semaphore.Weighted // bytes of larger ingest bodies held (body.go)
+	ingesting  atomic.Int64        // ingest requests past their headers, being handled
+	muxOnce    sync.Once
+	mux        *http.ServeMux
+	ln         net.Listener
+	retired    atomic.Bool // the state directory was replaced: see retire
+	deliv      deliveries  // HTTP ingest per session, for settling after a reproduction
 }
 
 // New makes a server; call Serve with a loopback listener.
@@ -98,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies)}
+	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies), bodyBudget: newBodyBudget()}
 	cfg.Root.SetRepairLog(func(r safefs.Repair) {
 		logRepair(cfg.Log, r)
 		if s.store != nil {
@@ -310,21 +314,19 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 	s.touch()
 	s.deliv.begin(sess.ID())
 	defer s.deliv.end(sess.ID())
-	// At most a few bodies are held at once, so 128 connections cannot make
-	// the service hold 128 × 8 MiB.
-	s.bodies <- struct{}{}
-	defer func() { <-s.bodies }()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeIngest(w, http.StatusRequestEntityTooLarge, IngestResult{Error: fmt.Sprintf("body larger than %d bytes; send smaller batches", MaxBodyBytes)})
-			return
-		}
-		writeIngest(w, http.StatusBadRequest, IngestResult{Error: "could not read the body"})
+	s.ingesting.Add(1)
+	defer s.ingesting.Add(-1)
+	// The body is read before it takes a processing slot, so a slow sender
+	// holds none (body.go says how reading is bounded).
+	body, release, berr := s.readBody(w, r)
+	defer release()
+	if berr != nil {
+		writeIngest(w, berr.code, IngestResult{Error: berr.msg})
 		return
 	}
+	s.bodies <- struct{}{}
 	acc, rej, err := sess.IngestHTTP(body)
+	<-s.bodies
 	switch {
 	case errors.Is(err, store.ErrEmptyBody):
 		writeIngest(w, http.StatusBadRequest, IngestResult{Error: err.Error()})
@@ -335,10 +337,20 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		writeIngest(w, http.StatusOK, IngestResult{Accepted: acc, Rejected: rej, Error: "the records were stored, but the reasons for the rejected ones could not be"})
 	case err != nil:
 		s.cfg.Log.Printf("ingest %s: %v", sess.ID(), err)
-		writeIngest(w, http.StatusInternalServerError, IngestResult{Error: "evidence could not be stored; nothing from this request was accepted"})
+		writeIngest(w, http.StatusInternalServerError, ingestFailure(acc, rej))
 	default:
 		writeIngest(w, http.StatusOK, IngestResult{Accepted: acc, Rejected: rej})
 	}
+}
+
+// ingestFailure answers a request whose evidence could not all be stored:
+// the parts of the body before the failure were (store.IngestHTTP).
+func ingestFailure(acc, rej int) IngestResult {
+	if acc == 0 && rej == 0 {
+		return IngestResult{Error: "evidence could not be stored; nothing from this request was accepted"}
+	}
+	return IngestResult{Accepted: acc, Rejected: rej, Error: fmt.Sprintf(
+		"evidence could not be stored; the first %d records of this request were taken in (accepted and rejected count them), the rest were not", acc+rej)}
 }
 
 func writeIngest(w http.ResponseWriter, code int, res IngestResult) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -161,4 +162,20 @@ func BenchmarkDrainSpool(b *testing.B) {
 			reportRate(b, events)
 		})
 	}
+}
+
+// BenchmarkIngestHTTPRefusedLines is Session.IngestHTTP on an 8 MiB body of
+// refused lines (`{}`), the cheapest hostile body: its cost is per line, and
+// past the cycle's diagnostics a refused line is only counted.
+func BenchmarkIngestHTTPRefusedLines(b *testing.B) {
+	sess := benchStore(b)
+	body := []byte(strings.Repeat("{}\n", (8<<20)/3))
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	for range b.N {
+		if _, rej, err := sess.IngestHTTP(body); err != nil || rej != len(body)/3 {
+			b.Fatalf("rejected %d, want %d: %v", rej, len(body)/3, err)
+		}
+	}
+	reportRate(b, int64(b.N)*int64(len(body)/3))
 }

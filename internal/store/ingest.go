@@ -55,18 +55,62 @@ func position(source string, it item) string {
 	return fmt.Sprintf("line %d of an HTTP request", it.line)
 }
 
+// A request body is validated and stored a part at a time, so what one
+// request costs beyond its body is bounded by these, whatever the body holds:
+// a body of a million bad lines costs what a body of one does.
+const (
+	partLines = 1024      // lines validated and held at once
+	partBytes = 256 << 10 // bytes of lines validated and held at once
+)
+
 // IngestHTTP validates, redacts, numbers and stores the records of one
 // NDJSON request body. The records are on disk before it returns, so an
 // acknowledged record survives the service being killed.
+//
+// The body is taken in parts of at most partLines lines or partBytes bytes:
+// each part is validated without the lock (concurrent requests overlap
+// there), then numbered and written in one write under it. Refused lines
+// are only counted once the cycle's diagnostics are full. If a write fails,
+// the parts before it stay stored: accepted and rejected count them, and
+// the error says the rest was not.
 func (s *Session) IngestHTTP(body []byte) (accepted, rejected int, err error) {
 	var items []item
+	var checked []checkedItem
+	var diagErr error
+	size, seen := 0, false
+	store := func() error {
+		// Once the cycle's diagnostics are full a refused line is only
+		// counted, so it need not be explained either.
+		checked = checkInto(checked, items, s.diagsFull.Load())
+		a, r, err := s.ingestPart(items, checked)
+		accepted, rejected = accepted+a, rejected+r
+		items, size = items[:0], 0
+		if errors.Is(err, ErrDiagnosticsLost) {
+			diagErr, err = err, nil
+		}
+		return err
+	}
 	evidence.SplitLines(body, func(n int, line []byte) bool {
+		seen = true
 		items = append(items, item{data: line, line: int64(n)})
-		return true
+		size += len(line)
+		if len(items) == partLines || size >= partBytes {
+			err = store()
+		}
+		return err == nil
 	})
-	// Validation and redaction need no lock: concurrent requests overlap
-	// here and queue only to be numbered and written.
-	checked := check(items)
+	if err == nil && (len(items) > 0 || !seen) {
+		err = store()
+	}
+	if err == nil {
+		err = diagErr
+	}
+	return accepted, rejected, err
+}
+
+// ingestPart stores one validated part of a request body; an empty part
+// stands for an empty body.
+func (s *Session) ingestPart(items []item, checked []checkedItem) (accepted, rejected int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -155,21 +199,32 @@ type checkedItem struct {
 }
 
 // check validates and redacts every item; it touches no session state.
-func check(items []item) []checkedItem {
-	out := make([]checkedItem, len(items))
+func check(items []item) []checkedItem { return checkInto(nil, items, false) }
+
+// checkInto is check reusing dst's array. With brief, refused lines get
+// evidence.Refused instead of a reason (ingest asks for the reason again if
+// the cycle still has room for its diagnostic).
+func checkInto(dst []checkedItem, items []item, brief bool) []checkedItem {
+	dst = slices.Grow(dst[:0], len(items))[:len(items)]
 	for i, it := range items {
+		dst[i] = checkedItem{}
 		if !it.oversize {
-			out[i] = checkLine(it.data)
+			dst[i] = checkLine(it.data, brief)
 		}
 	}
-	return out
+	return dst
 }
 
 // checkLine classifies one line. Only a line that is no valid event, or
 // that carries the held-back member beside event fields, is looked at as a
-// held-back record, so events pay nothing for it.
-func checkLine(line []byte) checkedItem {
-	rec, rej := evidence.Normalize(line, evidence.DefaultLimits)
+// held-back record, so events pay nothing for it. With brief, a refused
+// line gets evidence.Refused (see checkInto).
+func checkLine(line []byte, brief bool) checkedItem {
+	normalize := evidence.Normalize
+	if brief {
+		normalize = evidence.NormalizeBrief
+	}
+	rec, rej := normalize(line, evidence.DefaultLimits)
 	if rej == nil && !slices.Contains(rec.Dropped, evidence.HeldBackKey) {
 		return checkedItem{rec: rec}
 	}
@@ -196,24 +251,35 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 	for i, it := range items {
 		if it.oversize {
 			rejected++
-			s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
-				Reason:  fmt.Sprintf("record longer than %d bytes; keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
-				Excerpt: evidence.Excerpt(it.data)})
+			if s.keepDiag("rejected") {
+				s.storeDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
+					Reason:  fmt.Sprintf("record longer than %d bytes; keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
+					Excerpt: evidence.Excerpt(it.data)})
+			}
 			continue
 		}
 		if hb := checked[i].held; hb != nil {
 			if !s.held.apply(*hb) {
 				rejected++
-				s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
-					Reason:  fmt.Sprintf("held-back record not counted: this cycle already tracks %d (process, location) pairs; reset before the next reproduction", MaxHeldBackEntries),
-					Excerpt: evidence.Excerpt(it.data)})
+				if s.keepDiag("rejected") {
+					s.storeDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
+						Reason:  fmt.Sprintf("held-back record not counted: this cycle already tracks %d (process, location) pairs; reset before the next reproduction", MaxHeldBackEntries),
+						Excerpt: evidence.Excerpt(it.data)})
+				}
 			}
 			continue
 		}
 		rec, rej := &checked[i].rec, checked[i].rej
 		if rej != nil {
+			// Past the cycle's diagnostics a refused line costs a count:
+			// nothing about it is built or kept.
 			rejected++
-			s.addDiag(Diagnostic{Source: source, Level: "rejected", Reason: rej.Reason, Position: position(source, it), Excerpt: rej.Excerpt, ReceivedAt: now})
+			if s.keepDiag("rejected") {
+				if rej == evidence.Refused {
+					_, rej = evidence.Normalize(it.data, evidence.DefaultLimits)
+				}
+				s.storeDiag(Diagnostic{Source: source, Level: "rejected", Reason: rej.Reason, Position: position(source, it), Excerpt: rej.Excerpt, ReceivedAt: now})
+			}
 			continue
 		}
 		for _, f := range rec.Dropped {
@@ -249,6 +315,7 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 			s.count(c.off, c.hyp, c.ts, now, c.redacted)
 		}
 	}
+	s.diagsFull.Store(s.stats.diagnostics >= MaxDiagnostics)
 	// The events are stored; a failure below loses only reports about the
 	// other lines (held-back counts stay in memory, written with the next
 	// change).
@@ -274,15 +341,28 @@ func (s *Session) eventID(seq int64) string {
 // addDiag queues a diagnostic; past MaxDiagnostics per cycle it is only
 // counted. Caller holds s.mu and calls flushDiags.
 func (s *Session) addDiag(d Diagnostic) {
-	if d.Level == "rejected" {
+	if s.keepDiag(d.Level) {
+		s.storeDiag(d)
+	}
+}
+
+// keepDiag counts a diagnostic of level and reports whether the cycle has
+// room to store it; build it only then, and pass it to storeDiag.
+func (s *Session) keepDiag(level string) bool {
+	if level == "rejected" {
 		s.stats.rejected++
 	} else {
 		s.stats.warnings++
 	}
 	if s.stats.diagnostics >= MaxDiagnostics {
 		s.ck.Suppressed++
-		return
+		return false
 	}
+	return true
+}
+
+// storeDiag queues a diagnostic keepDiag made room for.
+func (s *Session) storeDiag(d Diagnostic) {
 	s.stats.diagnostics++
 	d.Reason = truncateRunes(d.Reason, 400)
 	b, _ := jsonMarshal(d)

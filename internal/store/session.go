@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
@@ -62,6 +63,9 @@ type Session struct {
 	lineBuf  []byte
 	diagBuf  []byte
 	held     heldBack // this cycle's held-back records
+	// diagsFull is whether the cycle's diagnostics were full when a batch
+	// was last stored; validation outside the lock reads it as a hint.
+	diagsFull atomic.Bool
 }
 
 // stats are derived from the evidence file on load and kept current after.
@@ -245,7 +249,7 @@ func (s *Session) finishPending(p *pendingBatch) error {
 			stop := false
 			var refused []item // refused lines walked over whose diagnostics are not on disk
 			for _, it := range spoolItems(lines) {
-				c := checkLine(it.data)
+				c := checkLine(it.data, false)
 				ok := c.rej == nil && c.held == nil && !it.oversize
 				if it.offset >= p.To.Offset || ok && written == 0 {
 					stop = true
