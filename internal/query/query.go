@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -25,8 +26,8 @@ const (
 	MaxValues     = 1000     // most values a page may ask for
 	MaxValueBytes = 64 << 10 // one value larger than this is replaced by a marker
 	MaxPageBytes  = 1 << 20  // a page stops before passing this many bytes
-	MaxSlurp      = 200_000  // events --slurp will load at once
-	MaxSlurpBytes = 32 << 20 // stored bytes --slurp will load at once
+	MaxSlurp      = 20_000   // events --slurp will load at once
+	MaxSlurpBytes = 6 << 20  // stored bytes --slurp will load at once (decoded, they take 3–4 times that)
 	Timeout       = 20 * time.Second
 )
 
@@ -158,14 +159,24 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
+	ctx, stopGuard := guardMemory(ctx)
+	defer stopGuard()
 	p := Page{SessionID: sessionID, Cycle: snap.Epoch, Version: snap.Version(), Values: []json.RawMessage{}, Warnings: []string{}, Matched: -1}
 	out := &collector{page: &p, limit: limit}
 	paths := newPathCheck(spec.Program)
 	it := snap.Iter(spec.Filter)
 
 	if spec.Slurp {
-		var events []any
-		loaded := 0
+		// Refused at once, from the index, before anything is decoded.
+		n, size, err := snap.Count(spec.Filter, MaxSlurp, MaxSlurpBytes)
+		if err != nil {
+			return Page{}, err
+		}
+		if n > MaxSlurp || size > MaxSlurpBytes {
+			return Page{}, fmt.Errorf("%w: more than %s events or %d MiB of them match, the most --slurp loads at once; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp (it runs once per event, on any number of them)",
+				ErrBound, group(MaxSlurp), MaxSlurpBytes>>20)
+		}
+		events := make([]any, 0, n)
 		batches, stop := stream(ctx, it, 0, paths, nil, nil)
 		for b := range batches {
 			<-b.done
@@ -173,17 +184,13 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 				stop()
 				return Page{}, b.err
 			}
-			for _, l := range b.sizes {
-				loaded += l
-			}
-			if len(events)+len(b.evs) > MaxSlurp || loaded > MaxSlurpBytes {
-				stop()
-				return Page{}, fmt.Errorf("%w: more than %d events or %d MiB match; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp", ErrBound, MaxSlurp, MaxSlurpBytes>>20)
-			}
 			paths.merge(b.seen)
 			events = append(events, b.evs...)
 		}
 		stop()
+		if err := stopped(ctx); err != nil {
+			return Page{}, err
+		}
 		p.Events, p.Matched = len(events), len(events)
 		o := evaluate(ctx, code, events, vars, pos.Skip+limit)
 		if o.err != nil {
@@ -241,6 +248,11 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 			}
 		}
 		stop()
+		if err := stopped(ctx); err != nil && p.Next == nil {
+			// The walk may have ended because the query was stopped, not
+			// because the events did: never a silently short page.
+			return Page{}, err
+		}
 		if p.Next == nil {
 			p.Matched = consumed
 		}
@@ -269,8 +281,8 @@ func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, maxValue
 			if errors.As(err, &he) && he.Value() == nil {
 				return o
 			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				o.err = fmt.Errorf("%w: it ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", ErrProgram, Timeout)
+			if serr := stopped(ctx); serr != nil {
+				o.err = serr
 			} else {
 				o.err = fmt.Errorf("%w: %v", ErrProgram, err)
 			}
@@ -292,6 +304,29 @@ func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, maxValue
 		size += len(b)
 		o.values = append(o.values, b)
 	}
+}
+
+// stopped explains why ctx ended the query early, or is nil if it did not.
+func stopped(ctx context.Context) error {
+	switch {
+	case memoryExceeded(ctx):
+		return fmt.Errorf("%w: it needed more than %d MiB while it ran, the most a query may use; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until), build smaller values (no large arrays or strings), or drop --slurp so the program runs once per event",
+			ErrMemory, MaxMemory>>20)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: it ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", ErrProgram, Timeout)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return nil
+}
+
+// group writes n with thousands separators, as the messages show limits.
+func group(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // take adds values to the page until it is full; it reports how many it

@@ -16,7 +16,6 @@ type batch struct {
 	lines [][]byte
 	arena []byte
 	evs   []any     // decoded events, kept only when there is no evaluator
-	sizes []int     // stored size of each event (bounds --slurp)
 	outs  []evalOut // per event, when there is one
 	seen  []bool    // program paths some event of this batch has
 	err   error
@@ -80,10 +79,6 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 					} else {
 						b.outs[i] = eval(ev)
 					}
-				}
-				b.sizes = make([]int, len(b.lines))
-				for i, l := range b.lines {
-					b.sizes[i] = len(l)
 				}
 				b.lines, b.arena = nil, nil
 				close(b.done)

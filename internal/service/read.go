@@ -129,7 +129,7 @@ func failRead(w http.ResponseWriter, err error) bool {
 		writeErr(w, http.StatusBadRequest, "bad_cursor", err.Error())
 	case errors.Is(err, query.ErrProgram):
 		writeErr(w, http.StatusUnprocessableEntity, "query_failed", err.Error())
-	case errors.Is(err, query.ErrBound):
+	case errors.Is(err, query.ErrBound), errors.Is(err, query.ErrMemory):
 		writeErr(w, http.StatusUnprocessableEntity, "too_large", err.Error())
 	default:
 		return false

@@ -193,6 +193,33 @@ func (c *Cursor) Line(seq int64) ([]byte, error) {
 	return c.buf[:end-start], nil
 }
 
+// Count counts the events matching f and the bytes of their stored lines
+// (newlines not counted). It stops once either count passes its most, so a
+// count over a most means "more than that". Filters on hypothesis, sequence
+// and time are answered from the index alone; location and message filters
+// read the lines, but decode nothing.
+func (v *Snapshot) Count(f Filter, mostEvents int, mostBytes int64) (events int, bytes int64, err error) {
+	it := v.Iter(f)
+	for events <= mostEvents && bytes <= mostBytes {
+		seq, _, ok, err := it.Next()
+		if err != nil || !ok {
+			return events, bytes, err
+		}
+		events++
+		bytes += v.lineSize(int(seq - 1))
+	}
+	return events, bytes, nil
+}
+
+// lineSize is the length of event i's stored line, without its newline.
+func (v *Snapshot) lineSize(i int) int64 {
+	end := v.size
+	if i+1 < v.N {
+		end = v.off(i + 1)
+	}
+	return end - v.off(i) - 1
+}
+
 // Pos is how many events of the view's order the walk has passed; Seek
 // resumes a walk there (cursors store it).
 func (c *Cursor) Pos() int     { return c.pos }
