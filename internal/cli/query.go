@@ -34,13 +34,13 @@ func newQueryCmd(e *env) *cobra.Command {
 
 By default the program runs once per event, in logs order (time, then
 sequence), and each output value is printed on its own line. With --slurp it
-runs once over the array of all matching events (at most 20,000 events or
-6 MiB of them; otherwise use a streaming program or filters). The same
+runs once over the array of all matching events (at most 15,000 events or
+5 MiB of them; otherwise use a streaming program or filters). The same
 filters as logs narrow the events first.
 
 The program cannot read the environment, files, modules, or input/inputs. A
 page holds at most --limit values (1 MiB in all; a value over 64 KiB is
-replaced by a marker); the query may run 20 s and use 32 MiB of memory. A
+replaced by a marker); the query may run 20 s and use 24 MiB of memory. A
 page that stops early ends with a next-page command carrying an opaque
 cursor; a cursor is refused after a reset, for another session, or if edited.`,
 		Example: `  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a 'select(.data.total < 0) | {seq: .sequence, total: .data.total}'

@@ -11,8 +11,11 @@ import (
 // MaxMemory bounds how far the service's live heap may grow while a query
 // runs: decoding the events, the values a program builds (a large array, a
 // long string) and its output together. gojq has no allocation limit of its
-// own, so a watchdog measures the heap and cancels the query past it.
-const MaxMemory = 32 << 20
+// own, so a watchdog measures the heap and cancels the query past it. With
+// the service's own few MiB and the index of a 1,000,000-event session, that
+// keeps the service under 64 MiB; a --slurp of MaxSlurp events and a program
+// that maps them fit.
+const MaxMemory = 24 << 20
 
 // ErrMemory is wrapped when a query needed more than MaxMemory.
 var ErrMemory = errors.New("the query needs too much memory")

@@ -26,8 +26,8 @@ const (
 	MaxValues     = 1000     // most values a page may ask for
 	MaxValueBytes = 64 << 10 // one value larger than this is replaced by a marker
 	MaxPageBytes  = 1 << 20  // a page stops before passing this many bytes
-	MaxSlurp      = 20_000   // events --slurp will load at once
-	MaxSlurpBytes = 6 << 20  // stored bytes --slurp will load at once (decoded, they take 3–4 times that)
+	MaxSlurp      = 15_000   // events --slurp will load at once
+	MaxSlurpBytes = 5 << 20  // stored bytes --slurp will load at once (decoded, they take 3–4 times that)
 	Timeout       = 20 * time.Second
 )
 

@@ -43,8 +43,8 @@ func TestQueryLimitsOverHTTP(t *testing.T) {
 		spec query.Spec
 		want string
 	}{
-		{query.Spec{Program: "length", Slurp: true}, "more than 20,000 events"},
-		{query.Spec{Program: "[range(5000000)] | length", Filter: filterSeqTo(1)}, "needed more than 32 MiB"},
+		{query.Spec{Program: "length", Slurp: true}, "more than 15,000 events"},
+		{query.Spec{Program: "[range(5000000)] | length", Filter: filterSeqTo(1)}, "needed more than 24 MiB"},
 	} {
 		code, e := ts.postQuery(t, sess.SessionID, c.spec)
 		if code != http.StatusUnprocessableEntity || e.Code != "too_large" || !strings.Contains(e.Error, c.want) {
