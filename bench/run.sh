@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds debug-mode into bench/out/ and measures it against the performance
 # targets: sustained HTTP and file ingestion, service memory while ingesting,
-# and the CLI round trip to a warm service. Prints one Markdown table.
+# the CLI round trip to a warm service, and what hostile input costs (huge
+# bodies of bad lines, slow bodies, over-limit queries). Prints one Markdown
+# table.
 #
 #   bench/run.sh                 # 1,000,000 events per transport, 3 runs each
 #   EVENTS=200000 REPEAT=1 bench/run.sh
@@ -27,6 +29,7 @@ go build -o "$OUT/ingest" ./bench/ingest
 go build -o "$OUT/roundtrip" ./bench/roundtrip
 go build -o "$OUT/reading" ./bench/reading
 go build -o "$OUT/diff" ./bench/diff
+go build -o "$OUT/hostile" ./bench/hostile
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain -- cmd internal go.mod go.sum 2>/dev/null)" ]; then rev="$rev + uncommitted changes"; fi
@@ -41,6 +44,9 @@ echo "| --- | --- | --- | --- |"
 "$OUT/ingest" -bin "$OUT/debug-mode" -events "$EVENTS" -batch "$BATCH" -posters "$POSTERS" -repeat "$REPEAT" -transport both -table
 "$OUT/roundtrip" -bin "$OUT/debug-mode" -n "$RUNS" -table
 "$OUT/diff" -bin "$OUT/debug-mode" -table
+# Hostile input: 4 × 8 MiB bodies of bad / mixed / good lines at once, slow
+# bodies next to good POSTs, over-limit queries.
+"$OUT/hostile" -bin "$OUT/debug-mode" -table -query-events "${QUERY_EVENTS:-$EVENTS}"
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 

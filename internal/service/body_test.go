@@ -134,8 +134,13 @@ func TestSlowBodiesHoldNoSlot(t *testing.T) {
 func TestSlowBodyIsRefused(t *testing.T) {
 	ts := startServer(t, Config{})
 	sess := ts.create(t)
-	for _, announced := range []int{1000, MaxBodyBytes} {
-		s := ts.slowSender(t, sess.SessionID, announced, 100*time.Millisecond)
+	announce := []int{1000, MaxBodyBytes}
+	var senders []*slowSender
+	for _, announced := range announce {
+		senders = append(senders, ts.slowSender(t, sess.SessionID, announced, 100*time.Millisecond))
+	}
+	for i, s := range senders {
+		announced := announce[i]
 		var line string
 		select {
 		case line = <-s.closed:
