@@ -47,6 +47,9 @@ const (
 	BodyGrace       = 2 * time.Second
 )
 
+// bodyGrace is BodyGrace; a test lengthens it to keep slow senders open.
+var bodyGrace = BodyGrace
+
 // paceRead is the most read before the deadline is moved on: a small step
 // keeps the deadline close to what the rate allows for what has arrived.
 const paceRead = 64 << 10
@@ -169,7 +172,7 @@ func (p *paceReader) Read(b []byte) (int, error) {
 	if len(b) > paceRead {
 		b = b[:paceRead]
 	}
-	allowed := BodyGrace + time.Duration(float64(p.n+int64(len(b)))/MinBodyRate*float64(time.Second))
+	allowed := bodyGrace + time.Duration(float64(p.n+int64(len(b)))/MinBodyRate*float64(time.Second))
 	// Not every ResponseWriter can set deadlines (tests' recorders); the
 	// server's own ReadTimeout still bounds those.
 	p.rc.SetReadDeadline(p.start.Add(allowed))
