@@ -37,7 +37,9 @@ const (
 //
 // The cheap measure (heap objects, garbage included) only raises the
 // suspicion; a collection then tells live values from garbage, so a query
-// that allocates a lot but keeps little is never stopped for it.
+// that allocates a lot but keeps little is never stopped for it. What one
+// builtin allocates in a single step (the last growth of an array, a
+// string repeated by `*`) lands before the program sees the cancellation.
 func guardMemory(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	samples := []metrics.Sample{{Name: heapObjects}, {Name: heapLive}}
