@@ -33,7 +33,7 @@ func main() {
 	n := flag.Int("n", 100000, "events per run")
 	repeat := flag.Int("repeat", 3, "runs per workload; the median is reported")
 	tsc := flag.String("tsc", "tools/node_modules/.bin/tsc", "TypeScript compiler (scripts/setup.sh installs it)")
-	only := flag.String("only", "go,node,python,java", "helpers to measure: any of go, node, python, java (comma-separated)")
+	only := flag.String("only", "go,node,python,ruby,php,java", "helpers to measure: any of go, node, python, ruby, php, java (comma-separated)")
 	flag.Parse()
 	if *n <= 0 || *repeat <= 0 {
 		fail(errors.New("-n and -repeat must be positive"))
@@ -104,6 +104,34 @@ func main() {
 			workload{"Python, 4 threads", "python", "file", []string{"4"}})
 	}
 
+	if strings.Contains(*only, "ruby") {
+		helper := template(e, "ruby", "file", s.SessionID)
+		body, err := os.ReadFile(filepath.Join(src, "ruby", "bench.rb"))
+		if err != nil {
+			fail(err)
+		}
+		dir := filepath.Join(work, "ruby")
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, "bench.rb"), []byte(helper+"\n"+string(body)), 0o644))
+		loads = append(loads,
+			workload{"Ruby, 1 thread", "ruby", "file", []string{"1"}},
+			workload{"Ruby, 4 threads", "ruby", "file", []string{"4"}})
+	}
+
+	if strings.Contains(*only, "php") {
+		helper := template(e, "php", "file", s.SessionID)
+		body, err := os.ReadFile(filepath.Join(src, "php", "bench.php"))
+		if err != nil {
+			fail(err)
+		}
+		dir := filepath.Join(work, "php")
+		must(os.MkdirAll(dir, 0o755))
+		// The helper goes right after the program's own opening tag.
+		program := strings.Replace(string(body), "<?php\n", "<?php\n"+helper+"\n", 1)
+		must(os.WriteFile(filepath.Join(dir, "bench.php"), []byte(program), 0o644))
+		loads = append(loads, workload{"PHP, 1 process", "php", "file", []string{"1"}})
+	}
+
 	if strings.Contains(*only, "java") {
 		// The JIT is warmed up with 20,000 calls before timing; they are
 		// delivered too (the delivered column counts them).
@@ -132,8 +160,10 @@ func main() {
 				out, err = output(filepath.Join(work, "go"), "./program", append([]string{"-n", strconv.Itoa(*n), "-hypothesis", "bench"}, w.args...)...)
 			case "java":
 				out, err = output(filepath.Join(work, "java"), "java", "-cp", "classes", "bench.Bench", strconv.Itoa(*n), w.args[0], "20000", "bench")
-			case "python":
-				out, err = output(filepath.Join(work, "python"), "python3", "bench.py", strconv.Itoa(*n), w.args[0], "bench")
+			case "python", "ruby", "php":
+				exe := map[string]string{"python": "python3", "ruby": "ruby", "php": "php"}[w.lang]
+				ext := map[string]string{"python": "py", "ruby": "rb", "php": "php"}[w.lang]
+				out, err = output(filepath.Join(work, w.lang), exe, "bench."+ext, strconv.Itoa(*n), w.args[0], "bench")
 			default:
 				out, err = output(filepath.Join(work, "node-"+w.ingest), "node", "bench.js", strconv.Itoa(*n), w.args[0], "bench")
 			}
