@@ -67,7 +67,7 @@ To verify a fix: capture, fix, reset, reproduce, then diff --from <capture>.`,
 	}
 	cmd.Flags().StringVar(&o.session, "session", "", "session id (from debug-mode create)")
 	cmd.Flags().StringVar(&o.label, "label", "", `a short note for people, e.g. "before fix" (not part of the capture's identity)`)
-	cmd.Flags().StringVar(&o.sourceRoot, "source-root", "", "the folder whose files event locations point into (default: the current folder)")
+	cmd.Flags().StringVar(&o.sourceRoot, "source-root", "", "the folder whose files event locations point into (default: the session's project root)")
 	return cmd
 }
 
@@ -77,16 +77,13 @@ func (o *captureOptions) run() error {
 		return err
 	}
 	root := o.sourceRoot
-	if root == "" {
-		if root, err = os.Getwd(); err != nil {
+	if root != "" {
+		if root, err = filepath.Abs(root); err != nil {
 			return err
 		}
-	}
-	if root, err = filepath.Abs(root); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return usagef("--source-root %s is not a folder", root)
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			return usagef("--source-root %s is not a folder", root)
+		}
 	}
 	c, err := o.connect()
 	if err != nil {
@@ -100,11 +97,21 @@ func (o *captureOptions) run() error {
 }
 
 // takeCapture freezes the session's current cycle with the regions and
-// source lines under root (capture and reproduce --capture).
+// source lines under root ("": the session's project root, where its
+// locations resolve) (capture and reproduce --capture).
 func takeCapture(c *client.Client, id, label, root string) (output.CaptureView, error) {
 	var locs store.Locations
 	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/locations", nil, &locs); err != nil {
 		return output.CaptureView{}, err
+	}
+	if root == "" {
+		// Locations are stored relative to the session's project root, so
+		// that is where they resolve (the current folder for older sessions).
+		if fi, err := os.Stat(locs.ProjectRoot); locs.ProjectRoot != "" && err == nil && fi.IsDir() {
+			root = locs.ProjectRoot
+		} else if root, err = os.Getwd(); err != nil {
+			return output.CaptureView{}, err
+		}
 	}
 	names := make([]string, len(locs.Locations))
 	for i, l := range locs.Locations {

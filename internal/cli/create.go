@@ -3,10 +3,13 @@ package cli
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/projectroot"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 )
@@ -14,6 +17,7 @@ import (
 type createOptions struct {
 	*env
 	maxPerLocation int64
+	root           string
 }
 
 func newCreateCmd(e *env) *cobra.Command {
@@ -30,8 +34,13 @@ language). Every other command names the session with --session <id>.
 
 --max-per-location sets how many events a helper sends from one location
 in one process before it stops and sends one held-back count instead
-(default 10000; reset and reproduce change it later).`,
-		Example: "  debug-mode create",
+(default 10000; reset and reproduce change it later).
+
+The session records a project root: the top of the git work tree holding the
+current folder (else the current folder), or --root. Event locations under it
+are stored relative to it, as probes, capture and follow name files, so an
+absolute path a helper sends joins its region exactly from any subfolder.`,
+		Example: "  debug-mode create\n  debug-mode create --root ../service",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRemovedFlags(cmd); err != nil {
@@ -40,12 +49,17 @@ in one process before it stops and sends one held-back count instead
 			return o.run()
 		},
 	}
+	cmd.Flags().StringVar(&o.root, "root", "", "the project root event locations are made relative to (default: the git top-level of the current folder, else the current folder)")
 	addRemovedFlags(cmd)
 	cmd.Flags().Int64Var(&o.maxPerLocation, "max-per-location", sessionenv.DefaultMaxPerLocation, "events a helper sends per location per process before it holds the rest back")
 	return cmd
 }
 
 func (o *createOptions) run() error {
+	root, err := projectRoot(o.root)
+	if err != nil {
+		return err
+	}
 	c, err := o.connect()
 	if err != nil {
 		return err
@@ -53,14 +67,15 @@ func (o *createOptions) run() error {
 	if o.maxPerLocation < 1 || o.maxPerLocation > sessionenv.MaxMaxPerLocation {
 		return usagef("--max-per-location must be between 1 and %d", sessionenv.MaxMaxPerLocation)
 	}
-	var in any
+	in := service.CreateRequest{ProjectRoot: root}
 	if o.maxPerLocation != sessionenv.DefaultMaxPerLocation {
-		in = service.SessionSettings{MaxPerLocation: o.maxPerLocation}
+		in.MaxPerLocation = o.maxPerLocation
 	}
 	var info service.SessionInfo
 	if err := c.Call(http.MethodPost, "/v1/sessions", in, &info); err != nil {
 		return err
 	}
+	writeHelpers() // ready before the first probe is pasted; template writes them again and reports a failure
 	return o.printer().Result("create", createResult(info), func(w io.Writer) { output.Create(w, info) })
 }
 
@@ -73,5 +88,26 @@ func createResult(in service.SessionInfo) any {
 		IngestURL      string `json:"ingestUrl"`
 		AppendPath     string `json:"appendPath"`
 		MaxPerLocation int64  `json:"maxPerLocation"`
-	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath, in.MaxPerLocation}
+		ProjectRoot    string `json:"projectRoot"`
+	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath, in.MaxPerLocation, in.ProjectRoot}
+}
+
+// projectRoot is --root made absolute, or the git top-level of the working
+// directory, else the working directory.
+func projectRoot(flag string) (string, error) {
+	if flag == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		return projectroot.Find(wd), nil
+	}
+	abs, err := filepath.Abs(flag)
+	if err != nil {
+		return "", usagef("--root %s: %v", flag, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", usagef("--root %s is not a folder; name the folder your program's source is in", flag)
+	}
+	return abs, nil
 }

@@ -59,9 +59,11 @@ and git pre-commit hooks); --staged looks at what is staged in git instead of
 the working tree.
 
 --session joins each region with that session's evidence: how many events
-point into it (by the event's location, path:line) and with which hypothesis
-labels. A location a few lines outside every region is attributed to the
-nearest one (lines move when code is added above a probe). A region that
+point into it (by the event's location, path:line, compared relative to the
+session's project root, so it works from any subfolder) and with which
+hypothesis labels. A hand-written location a few lines outside every region
+is attributed to the nearest one (lines move when code is added above a
+probe); helpers that fill in their own location never drift. A region that
 never fired means the code did not run, the build is stale, or delivery
 failed: that is not evidence against a hypothesis. Locations that fall in no
 region are listed too.
@@ -132,7 +134,7 @@ func (o *probesOptions) run() error {
 			return err
 		}
 		view.Session = &output.ProbesSession{SessionID: locs.SessionID, Cycle: locs.Cycle, Version: locs.Version, Events: locs.Events,
-			OmittedLocations: locs.Omitted, Joined: probes.Join(rep.Regions, locationCounts(locs.Locations), o.drift)}
+			OmittedLocations: locs.Omitted, Joined: probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(locs.Locations), o.drift)}
 	}
 	remaining := rep
 	if o.remove {

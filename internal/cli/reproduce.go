@@ -251,7 +251,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	if regionsErr != nil {
 		v.Warnings = append(v.Warnings, "the agent log regions under "+dir+" could not be joined with the events: "+regionsErr.Error())
 	} else {
-		j := probes.Join(rep.Regions, locationCounts(locs.Locations), probes.DefaultDrift)
+		j := probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(locs.Locations), probes.DefaultDrift)
 		r := &output.ReproduceRegions{Scanned: len(j.Regions), NeverFired: []probes.Region{}, Unmatched: len(j.Unmatched), Under: "."}
 		for _, x := range j.Regions {
 			if x.NeverFired {
@@ -264,7 +264,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	}
 
 	if o.capture != "" {
-		cv, err := takeCapture(c, id, o.capture, dir)
+		cv, err := takeCapture(c, id, o.capture, "") // the session's project root
 		if err != nil {
 			v.Warnings = append(v.Warnings, "the cycle could not be captured: "+err.Error()+"; capture it with "+output.CommandLine("capture", "--session", id, "--label", o.capture))
 		} else {

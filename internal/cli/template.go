@@ -26,15 +26,24 @@ func newTemplateCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "template --language <lang> --ingest <http|file>",
 		Short: "Print the probe helper and call for a language",
-		Long: `Print the probe helper (pasted once per program) and the call (pasted at
-each probe point) for a language, with the placeholders to fill, the event
-schema, and where each piece may legally go.
+		Long: `Print the probe helper, its import and the call (pasted at each probe
+point) for a language, with the placeholders to fill, the event schema, and
+where each piece may legally go.
+
+Python, Ruby, PHP, and JavaScript and TypeScript on Node (--ingest file) need
+no helper in the project: debug-mode keeps it in its state directory (written
+by create and template, the same for every session), and each file with
+probes pastes one import region that names it by its absolute path. Browser
+code (--ingest http) saves the helper as a module of its own and imports it.
+Helpers fill in each event's location (file and line) themselves.
 
 Templates are the same for every session. --session fills in that session's
-Ingest URL or Append Path; --section helper or --section call prints only that
-source, ready to redirect into a file. In --json, placement.helper is
-file-start, top-level or own-file; own-file means only a file of its own
-compiles, and placement.helperFile names it.
+Ingest URL or Append Path; --section helper, import or call prints only that
+source, ready to redirect into a file (helper prints the import where the
+helper lives outside the project). In --json, placement.helper is
+file-start, top-level, own-file or outside-project; own-file means only a
+file of its own works (placement.helperFile names it), outside-project that
+debug-mode keeps the helper (helperPath) and each file pastes the import.
 
 Supported: ` + templates.SupportedText() + `.`,
 		Example: `  debug-mode template --language python --ingest file
@@ -44,7 +53,7 @@ Supported: ` + templates.SupportedText() + `.`,
 	}
 	cmd.Flags().StringVar(&o.language, "language", "", "language: "+languageList())
 	cmd.Flags().StringVar(&o.ingest, "ingest", "", "transport: http (JavaScript, TypeScript) or file (every other language)")
-	cmd.Flags().StringVar(&o.section, "section", "all", "all, helper or call: helper and call print only that source")
+	cmd.Flags().StringVar(&o.section, "section", "all", "all, helper, import or call: print only that source")
 	cmd.Flags().StringVar(&o.session, "session", "", "fill in this session's Ingest URL or Append Path")
 	return cmd
 }
@@ -76,12 +85,22 @@ func (o *templateOptions) run() error {
 	if o.ingest != "http" && o.ingest != "file" {
 		return usagef("--ingest must be http or file, got %q", o.ingest)
 	}
-	if o.section != "all" && o.section != "helper" && o.section != "call" {
-		return usagef("--section must be all, helper or call, got %q", o.section)
+	if o.section != "all" && o.section != "helper" && o.section != "import" && o.section != "call" {
+		return usagef("--section must be all, helper, import or call, got %q", o.section)
 	}
 	t, err := templates.Lookup(o.language, o.ingest)
 	if err != nil {
 		return usagef("%s", err.Error())
+	}
+	if o.section == "import" && t.Import == "" {
+		return usagef("%s + %s has no import: paste the helper itself (--section helper)", t.DisplayName, t.Ingest)
+	}
+	if t.Placement.Helper == templates.OutsideProject {
+		state, err := writeHelpers()
+		if err != nil {
+			return err
+		}
+		t.Place(state)
 	}
 	res := templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema}
 	if o.session != "" {
@@ -103,7 +122,13 @@ func (o *templateOptions) run() error {
 	return o.printer().Result("template", res, func(w io.Writer) {
 		switch o.section {
 		case "helper":
-			io.WriteString(w, t.Helper)
+			if t.Placement.Helper == templates.OutsideProject {
+				io.WriteString(w, t.Import) // nothing to paste but the import
+			} else {
+				io.WriteString(w, t.Helper)
+			}
+		case "import":
+			io.WriteString(w, t.Import)
 		case "call":
 			io.WriteString(w, t.Call)
 		default:

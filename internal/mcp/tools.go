@@ -104,7 +104,8 @@ const removeNote = `Remove every well-formed "agent log" region under paths (def
 // becomes; `cli:"arg"` marks the command's positional arguments.
 
 type CreateInput struct {
-	MaxPerLocation int64 `json:"max-per-location,omitempty" jsonschema:"events a helper sends per location per process before it holds the rest back"`
+	Root           string `json:"root,omitempty" jsonschema:"the project root event locations are stored relative to (default: the git top-level of the server's folder, else that folder)"`
+	MaxPerLocation int64  `json:"max-per-location,omitempty" jsonschema:"events a helper sends per location per process before it holds the rest back"`
 }
 
 type ResetInput struct {
@@ -140,7 +141,7 @@ type SessionInput struct {
 type TemplateInput struct {
 	Language string `json:"language" jsonschema:"the program's language, e.g. python, go, typescript (the tool's description lists them all)"`
 	Ingest   string `json:"ingest" jsonschema:"transport: http for JavaScript and TypeScript, file for every other language"`
-	Section  string `json:"section,omitempty" jsonschema:"all, helper or call: helper and call return only that source, ready to write into a file"`
+	Section  string `json:"section,omitempty" jsonschema:"all, helper, import or call: return only that source, ready to write into a file (helper is the import where the helper lives outside the project)"`
 	Session  string `json:"session,omitempty" jsonschema:"fill in this session's Ingest URL or Append Path"`
 }
 

@@ -13,6 +13,9 @@ import (
 // Create renders the contract's block: the heading and three lines.
 func Create(w io.Writer, in service.SessionInfo) {
 	fmt.Fprintf(w, "SESSION CREATED\nSession ID   %s\nIngest URL   %s\nAppend Path  %s\n", in.SessionID, in.IngestURL, in.AppendPath)
+	if in.ProjectRoot != "" {
+		fmt.Fprintf(w, "Project root %s (event locations are stored relative to it)\n", in.ProjectRoot)
+	}
 	capLine(w, in.MaxPerLocation)
 }
 
@@ -63,6 +66,9 @@ func Status(w io.Writer, in service.StatusInfo) {
 	fmt.Fprintln(t, "SESSION STATUS")
 	fmt.Fprintf(t, "Session ID\t%s\n", in.SessionID)
 	fmt.Fprintf(t, "Cycle\t%d (evidence version %s)\n", in.Epoch, in.Version)
+	if in.ProjectRoot != "" {
+		fmt.Fprintf(t, "Project root\t%s\n", in.ProjectRoot)
+	}
 	ev := plural(in.Events, "event", "events")
 	if len(in.Hypotheses) > 0 {
 		parts := make([]string, len(in.Hypotheses))

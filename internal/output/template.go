@@ -19,7 +19,17 @@ func Template(w io.Writer, t *templates.Template, probe, stored []evidence.Schem
 	if !t.VerifiedLive {
 		fmt.Fprintln(w, "NOTE: not yet verified live: no CI with this runtime has run its end-to-end test.")
 	}
-	fmt.Fprintf(w, "\nHELPER TEMPLATE\n%s\nCALL TEMPLATE\n%s\n", withNewline(t.Helper), withNewline(t.Call))
+	switch {
+	case t.Placement.Helper == templates.OutsideProject:
+		fmt.Fprintf(w, "\nHELPER none to paste: debug-mode keeps it at %s\n(the same for every session; create and template write it again when it is missing).\n", t.HelperPath)
+		fmt.Fprintf(w, "\nIMPORT (paste once in each file with probes, in its own region)\n%s", withNewline(t.Import))
+	case t.Import != "":
+		fmt.Fprintf(w, "\nHELPER TEMPLATE (save as %s, a module of its own)\n%s", t.Placement.HelperFile, withNewline(t.Helper))
+		fmt.Fprintf(w, "\nIMPORT (paste once in each module with probes, the path relative to it)\n%s", withNewline(t.Import))
+	default:
+		fmt.Fprintf(w, "\nHELPER TEMPLATE\n%s", withNewline(t.Helper))
+	}
+	fmt.Fprintf(w, "\nCALL TEMPLATE\n%s\n", withNewline(t.Call))
 	fmt.Fprintln(w, "PLACEHOLDERS")
 	tw := table(w)
 	for _, p := range t.Placeholders {
@@ -30,7 +40,14 @@ func Template(w io.Writer, t *templates.Template, probe, stored []evidence.Schem
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nPLACEMENT")
-	fmt.Fprintf(w, "Wrap the helper and every call in its own region: %q … %q.\n", t.Regions.Start, t.Regions.End)
+	pieces := "the helper and every call"
+	switch {
+	case t.Placement.Helper == templates.OutsideProject:
+		pieces = "the import and every call"
+	case t.Import != "":
+		pieces = "the helper, each import and every call"
+	}
+	fmt.Fprintf(w, "Wrap %s in its own region: %q … %q.\n", pieces, t.Regions.Start, t.Regions.End)
 	for _, n := range t.Notes {
 		fmt.Fprintln(w, "- "+n)
 	}

@@ -1,6 +1,8 @@
 package probes
 
 import (
+	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -59,17 +61,28 @@ type Joined struct {
 	Drift      int              `json:"drift"`
 }
 
-// Join attributes each location's events to the region its line falls in:
-// the file is matched by the longest run of trailing path components, then
-// the line must fall inside a region, or else within drift lines of exactly
-// one nearest region.
+// Join is JoinAt with the locations taken as relative to the folder the
+// regions were scanned from.
 func Join(regions []Region, locs []LocationCount, drift int) Joined {
+	return JoinAt("", regions, locs, drift)
+}
+
+// JoinAt attributes each location's events to the region its line falls in.
+// The file is the one whose path equals the location's path, relative to
+// root (the session's project root, where the service made locations
+// relative; "" means the folder the regions were scanned from) or absolute;
+// failing that, the file with the longest run of trailing path components in
+// common, unless the path names a file under root (then only that file
+// will do). Then the line must fall inside a region, or else within drift lines
+// of exactly one nearest region.
+func JoinAt(root string, regions []Region, locs []LocationCount, drift int) Joined {
 	j := Joined{Regions: make([]RegionEvidence, len(regions)), Unmatched: []Unmatched{}, Drift: drift}
 	type fileRegions struct {
 		parts []string
 		idx   []int // into regions, in line order
 	}
 	files := map[string]*fileRegions{}
+	exact := map[string]*fileRegions{} // root-relative (or scan-relative) and absolute paths
 	var order []*fileRegions
 	for i, r := range regions {
 		j.Regions[i] = RegionEvidence{Region: r, Hypotheses: []LabelCount{}}
@@ -82,6 +95,14 @@ func Join(regions []Region, locs []LocationCount, drift int) Joined {
 			f = &fileRegions{parts: pathParts(key)}
 			files[key] = f
 			order = append(order, f)
+			if r.abs != "" {
+				exact[cleanSlash(r.abs)] = f
+			}
+			if rel, ok := relativeTo(root, r.abs); ok {
+				exact[rel] = f
+			} else if root == "" {
+				exact[cleanSlash(r.File)] = f
+			}
 		}
 		f.idx = append(f.idx, i)
 	}
@@ -92,17 +113,21 @@ func Join(regions []Region, locs []LocationCount, drift int) Joined {
 			j.Unmatched = append(j.Unmatched, Unmatched{LocationCount: lc, Reason: UnmatchedNoLine})
 			continue
 		}
-		parts := pathParts(p)
-		best := 0
 		var cands []*fileRegions
-		for _, f := range order {
-			n := commonSuffix(f.parts, parts)
-			switch {
-			case n == 0 || n < best:
-			case n > best:
-				best, cands = n, []*fileRegions{f}
-			default:
-				cands = append(cands, f)
+		if f := exact[cleanSlash(p)]; f != nil {
+			cands = []*fileRegions{f}
+		} else if !namesFileIn(root, p) {
+			parts := pathParts(p)
+			best := 0
+			for _, f := range order {
+				n := commonSuffix(f.parts, parts)
+				switch {
+				case n == 0 || n < best:
+				case n > best:
+					best, cands = n, []*fileRegions{f}
+				default:
+					cands = append(cands, f)
+				}
 			}
 		}
 		if len(cands) == 0 {
@@ -205,6 +230,36 @@ func splitLocation(loc string) (string, int, bool) {
 		}
 	}
 	return head, last, head != ""
+}
+
+// cleanSlash is p with forward slashes, cleaned, for comparing paths as text.
+func cleanSlash(p string) string {
+	return path.Clean(strings.ReplaceAll(filepath.ToSlash(p), `\`, "/"))
+}
+
+// namesFileIn says whether p, absolute or relative to root, is a file: then
+// it is that file or none, never another with the same name.
+func namesFileIn(root, p string) bool {
+	if root == "" {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, filepath.FromSlash(p))
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// relativeTo is abs relative to root, slash-separated, when it is inside root.
+func relativeTo(root, abs string) (string, bool) {
+	if root == "" || abs == "" {
+		return "", false
+	}
+	r, err := filepath.Rel(root, abs)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
 }
 
 // pathParts splits a path on either separator, without empty or "." parts.

@@ -129,3 +129,54 @@ func TestJoin(t *testing.T) {
 		t.Errorf("join on File: %+v", j.Regions[0])
 	}
 }
+
+// TestJoinAtRoot joins root-relative locations (as the service stores them)
+// exactly, even when the regions were scanned from a subfolder of the root
+// and files elsewhere share their names.
+func TestJoinAtRoot(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"x.py":             pyRegion,                            // regions at 1-3
+		"svc/x.py":         strings.Repeat("x\n", 9) + pyRegion, // 10-12
+		"svc/sub/x.py":     strings.Repeat("x\n", 4) + pyRegion, // 5-7
+		"other/svc/x.py":   pyRegion,                            // 1-3
+		"svc/only_here.py": pyRegion,                            // 1-3
+	})
+	sub := filepath.Join(root, "svc")
+	r, err := Scan(Options{Dir: sub}) // as `probes --session` run from svc/
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := JoinAt(root, r.Regions, []LocationCount{
+		loc("svc/x.py:11", "H1=2"),                    // exactly svc/x.py
+		loc("svc/sub/x.py:6", "H2=1"),                 // exactly svc/sub/x.py, not by suffix
+		loc("x.py:2", "H3=1"),                         // root/x.py: not scanned, so no file, never svc's x.py
+		loc(filepath.Join(sub, "x.py")+":12", "H4=1"), // an absolute path kept as sent
+		loc("only_here.py:2", "H5=1"),                 // no such file under the root: suffix still works
+	}, 0)
+	var got []string
+	for _, re := range j.Regions {
+		got = append(got, fmt.Sprintf("%s:%d events=%d", re.File, re.StartLine, re.Events))
+	}
+	want := []string{"only_here.py:1 events=1", "sub/x.py:5 events=1", "x.py:10 events=3"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("regions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(j.Unmatched) != 1 || j.Unmatched[0].Location != "x.py:2" || j.Unmatched[0].Reason != UnmatchedNoFile {
+		t.Errorf("unmatched: %+v, want x.py:2 with no file", j.Unmatched)
+	}
+
+	// Scanned from the root, two files end in svc/x.py: the exact path wins.
+	r, err = Scan(Options{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []string{"", root} {
+		j = JoinAt(base, r.Regions, []LocationCount{loc("svc/x.py:11", "H1=1")}, 0)
+		for _, re := range j.Regions {
+			if (re.Events == 1) != (re.File == "svc/x.py") {
+				t.Errorf("root %q: %s has %d events", base, re.File, re.Events)
+			}
+		}
+	}
+}

@@ -326,22 +326,36 @@ func (s *scanner) feedTree(paths []string) error {
 			continue
 		}
 		ign := ancestorIgnores(r.abs, s.dir)
-		s.walk(r.abs, ign)
+		walk(r.abs, ign, func(p string) bool { s.jobs <- job{abs: p, rel: s.rel(p)}; return true })
 	}
 	return nil
 }
 
-// walk queues the source files under dir, skipping links, dependency and
-// build folders, and whatever the .gitignore files say.
-func (s *scanner) walk(dir string, ign ignoreStack) {
+// WalkSourceFiles calls visit with the absolute path of every source file
+// under root that the ledger scans (the same folders skipped, links never
+// followed, .gitignore honoured), until visit returns false. It returns
+// false when visit stopped it.
+func WalkSourceFiles(root string, visit func(abs string) bool) bool {
+	root = filepath.Clean(root)
+	return walk(root, ancestorIgnores(root, root), visit)
+}
+
+// RepoRoot is the top of the git work tree holding dir (the nearest folder
+// at or above it with a .git entry), or "" outside one.
+func RepoRoot(dir string) string { return repoRoot(filepath.Clean(dir)) }
+
+// walk visits the source files under dir, skipping links, dependency and
+// build folders, and whatever the .gitignore files say; false means visit
+// asked to stop.
+func walk(dir string, ign ignoreStack, visit func(abs string) bool) bool {
 	f, err := os.Open(dir)
 	if err != nil {
-		return
+		return true
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil && len(entries) == 0 {
-		return
+		return true
 	}
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
@@ -373,12 +387,17 @@ func (s *scanner) walk(dir string, ign ignoreStack) {
 			if ign.ignored(p, false) {
 				continue
 			}
-			s.jobs <- job{abs: p, rel: s.rel(p)}
+			if !visit(p) {
+				return false
+			}
 		}
 	}
 	for _, d := range subdirs {
-		s.walk(d, ign)
+		if !walk(d, ign, visit) {
+			return false
+		}
 	}
+	return true
 }
 
 // skipDirs are folders of dependencies, build output, tool caches and
@@ -392,7 +411,7 @@ var skipDirs = map[string]bool{
 	".pytest_cache": true, ".ruff_cache": true, ".eggs": true, "site-packages": true,
 	".gradle": true, ".idea": true, ".vscode": true, ".vs": true,
 	".next": true, ".nuxt": true, ".svelte-kit": true, ".turbo": true, ".parcel-cache": true, ".cache": true,
-	"coverage": true, ".terraform": true, ".bundle": true, ".cargo": true, "cmake-build-debug": true, "cmake-build-release": true,
+	"coverage": true, ".agent-debug-mode": true, ".terraform": true, ".bundle": true, ".cargo": true, "cmake-build-debug": true, "cmake-build-release": true,
 }
 
 // sourceExts are the file name extensions of the template languages.

@@ -19,6 +19,14 @@ type Health struct {
 	Port    int    `json:"port"`
 }
 
+// CreateRequest is the optional body of POST /v1/sessions.
+type CreateRequest struct {
+	SessionSettings
+	// ProjectRoot is the absolute folder event locations are made relative
+	// to (the CLI sends the git top-level of its working directory).
+	ProjectRoot string `json:"projectRoot,omitempty"`
+}
+
 // SessionInfo is what create and reset return.
 type SessionInfo struct {
 	SessionID        string `json:"sessionId"`
@@ -26,6 +34,7 @@ type SessionInfo struct {
 	Cycle            int64  `json:"cycle"`
 	IngestURL        string `json:"ingestUrl"`
 	AppendPath       string `json:"appendPath"`
+	ProjectRoot      string `json:"projectRoot,omitempty"`
 	IngestURLChanged bool   `json:"ingestUrlChanged"`
 	PreviousURL      string `json:"previousIngestUrl,omitempty"`
 	MaxPerLocation   int64  `json:"maxPerLocation"` // helpers' cap of events per location per process
@@ -36,6 +45,7 @@ type StatusInfo struct {
 	store.Status
 	IngestURL        string `json:"ingestUrl"`
 	AppendPath       string `json:"appendPath"`
+	ProjectRoot      string `json:"projectRoot,omitempty"`
 	IngestURLChanged bool   `json:"ingestUrlChanged"`
 	PreviousURL      string `json:"previousIngestUrl,omitempty"`
 }

@@ -66,7 +66,7 @@ func (s *Server) info(sess *store.Session) SessionInfo {
 	m := sess.Meta()
 	cur := s.IngestURL(m.SessionID)
 	return SessionInfo{SessionID: m.SessionID, CreatedAt: m.CreatedAt, Cycle: m.Epoch, IngestURL: cur,
-		AppendPath: sess.AppendPath(), IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur),
+		AppendPath: sess.AppendPath(), ProjectRoot: m.ProjectRoot, IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur),
 		MaxPerLocation: m.Cap()}
 }
 
@@ -78,8 +78,12 @@ func changedFrom(prev, cur string) string {
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
-	var set SessionSettings
+	var set CreateRequest
 	if !decodeOptional(w, r, &set) {
+		return
+	}
+	if set.ProjectRoot != "" && !filepath.IsAbs(set.ProjectRoot) {
+		writeErr(w, http.StatusBadRequest, "bad_request", store.ErrBadRoot.Error())
 		return
 	}
 	if set.MaxPerLocation < 0 || set.MaxPerLocation > sessionenv.MaxMaxPerLocation {
@@ -92,6 +96,10 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := sess.SetMaxPerLocation(set.MaxPerLocation); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if err := sess.SetProjectRoot(set.ProjectRoot); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -185,7 +193,7 @@ func (s *Server) statusInfo(sess *store.Session) (StatusInfo, error) {
 	}
 	st.UserEvidence = sess.UserEvidenceCount()
 	info := s.info(sess)
-	return StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath,
+	return StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath, ProjectRoot: info.ProjectRoot,
 		IngestURLChanged: info.IngestURLChanged, PreviousURL: info.PreviousURL}, nil
 }
 

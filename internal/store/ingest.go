@@ -82,6 +82,7 @@ func (s *Session) IngestHTTP(body []byte) (accepted, rejected int, err error) {
 		// Once the cycle's diagnostics are full a refused line is only
 		// counted, so it need not be explained either.
 		checked = checkInto(checked, items, s.diagsFull.Load())
+		s.normalizeLocations(items, checked)
 		a, r, err := s.ingestPart(items, checked)
 		accepted, rejected = accepted+a, rejected+r
 		items, size = items[:0], 0
@@ -163,7 +164,7 @@ func (s *Session) DrainSpool() error {
 		if err := s.saveCheckpoint(); err != nil {
 			return err
 		}
-		if _, _, err := s.ingest(SourceFile, items, check(items)); err != nil && !errors.Is(err, ErrDiagnosticsLost) {
+		if _, _, err := s.ingest(SourceFile, items, s.checked(items)); err != nil && !errors.Is(err, ErrDiagnosticsLost) {
 			return err // nothing stored: the batch is read again next time
 		}
 		s.ck.Spool, s.ck.Pending = next, nil

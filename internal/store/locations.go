@@ -26,6 +26,9 @@ type Locations struct {
 	Events    int64           `json:"events"`
 	Locations []LocationCount `json:"locations"`
 	Omitted   int             `json:"omittedLocations"` // distinct locations beyond MaxLocations
+	// ProjectRoot is the folder locations are relative to ("" when the
+	// session has none), so joins compare root-relative paths.
+	ProjectRoot string `json:"projectRoot,omitempty"`
 }
 
 var keyLocation = []byte(`,"location":"`)
@@ -37,7 +40,7 @@ func (s *Session) Locations() (Locations, error) {
 	if err != nil {
 		return Locations{}, err
 	}
-	out := Locations{SessionID: s.id, Cycle: v.Epoch, Version: v.Version(), Events: int64(v.N), Locations: []LocationCount{}}
+	out := Locations{SessionID: s.id, Cycle: v.Epoch, Version: v.Version(), Events: int64(v.N), Locations: []LocationCount{}, ProjectRoot: s.Meta().ProjectRoot}
 	type key struct{ loc, hyp string }
 	counts := map[key]int64{}
 	it := v.Iter(Filter{})

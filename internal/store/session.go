@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
+	"github.com/agentic-debug-mode/debug-mode/internal/projectroot"
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/spool"
 	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
@@ -66,6 +67,7 @@ type Session struct {
 	// diagsFull is whether the cycle's diagnostics were full when a batch
 	// was last stored; validation outside the lock reads it as a hint.
 	diagsFull atomic.Bool
+	locs      atomic.Pointer[projectroot.Normalizer] // nil: locations are kept as sent
 }
 
 // stats are derived from the evidence file on load and kept current after.
@@ -129,6 +131,7 @@ func loadSession(st *Store, id string) (*Session, error) {
 		s.close()
 		return nil, err
 	}
+	s.setNormalizer(s.meta.ProjectRoot)
 	s.idPrefix = randomPrefix()
 	// Before recovery, which may apply a held-back record of an interrupted
 	// batch again (harmless: applying one twice changes nothing).
@@ -372,6 +375,7 @@ func (s *Session) resetLocked() error {
 	}
 	s.stats = newStats()
 	s.index.reset(0)
+	s.setNormalizer(s.meta.ProjectRoot)
 	s.idPrefix = randomPrefix()
 	return nil
 }

@@ -37,6 +37,7 @@ type Meta struct {
 	CreatedAt     int64  `json:"createdAt"` // epoch milliseconds
 	Epoch         int64  `json:"epoch"`     // reset cycle, from 1; invalidates earlier reads
 	IngestURL     string `json:"ingestUrl,omitempty"`
+	ProjectRoot   string `json:"projectRoot,omitempty"` // locations are stored relative to it (see projectroot.go)
 	// MaxPerLocation is the cap of events per location per process that
 	// helpers apply; 0 means sessionenv.DefaultMaxPerLocation.
 	MaxPerLocation int64 `json:"maxPerLocation,omitempty"`

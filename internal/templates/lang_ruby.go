@@ -2,10 +2,13 @@ package templates
 
 func init() {
 	register(language{id: "ruby", display: "Ruby", ext: "rb", comment: "#", aliases: []string{"rb"},
-		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: "top-level", verifiedLive: true,
+		ingests: []string{"file"}, encoding: NativeJSON, helperPlacement: OutsideProject, verifiedLive: true,
+		outside: map[string]outside{"file": {file: "agent_debug_log.rb"}},
 		notes: []string{
-			"One helper per program: for one file, paste it at top level after the requires; for several files, paste it into a new file agent_debug_log.rb and add `require_relative \"agent_debug_log\"` (in its own region) to each instrumented file. It is guarded, so loading it twice is harmless; agent_log then works from any file, class or thread.",
+			"No helper to paste: debug-mode keeps it outside the project (the helper path above, written by create and template; the same for every session). Paste the import region once at the top of each file with probes, after its requires: require by absolute path loads the helper once per process, from any folder and working directory, and agent_log then works from any file, class or thread. If the helper file is missing, agent_log does nothing.",
+			"The helper fills location itself with the caller's absolute path and line (caller_locations; the service stores it relative to the session's project root); pass location: \"path:line\" only to name another place.",
 			"Pass data in the block (as the call template does) so building the value happens inside the helper's guard and can never raise into the program.",
-			"Each event is one unbuffered write on an O_APPEND descriptor, so threads, forks and processes never interleave lines.",
+			"A call pushes the event onto a Thread::Queue (no lock of the program's, no system call); a background thread writes the queue every 50 ms in one append, and the rest at exit (at_exit, which also runs on SIGINT and SIGTERM). exit! and SIGKILL skip it. A forked child (Ruby 3.1+ Process._fork) starts with an empty queue.",
+			"After 10,000 events from one location in one process (AGENT_DEBUG_MODE_MAX_PER_LOCATION, or the number in the import line) the location sends nothing more; at exit one agentDebugHeldBack record says how many were held back. AGENT_DEBUG_MODE_APPEND_PATH, when set (debug-mode reproduce sets it), wins over the Append Path in the import line.",
 		}})
 }

@@ -1,10 +1,38 @@
 // Package templates holds the probe helper and call templates for every
 // supported language and transport: small, standard-library-only sources an
 // agent pastes into the program it debugs.
+//
+// Where a language can load code from an absolute path at run time, the
+// helper is not pasted at all: debug-mode keeps it in the state directory
+// (OutsideHelpers: helpers/<content hash>/<file>, the same for every
+// session) and the template's Import is the one guarded line each
+// instrumented file carries, with the helper's path and the session's
+// endpoint filled in. Such a helper
+//
+//   - fills location itself from the caller's file and line (an absolute
+//     path, or what the runtime gives; the service makes it relative to the
+//     session's project root), so the call template has no __LOCATION__ and
+//     an explicit location is an optional last argument;
+//   - reads AGENT_DEBUG_MODE_APPEND_PATH (AGENT_DEBUG_MODE_INGEST_URL for
+//     http) and AGENT_DEBUG_MODE_MAX_PER_LOCATION when set, else the values
+//     bound by the import line (the first binding in a process wins);
+//   - queues each serialized event in memory and delivers batches from the
+//     background (one write or request per batch), flushed at exit;
+//   - after the cap of events per location per process stops sending that
+//     location and, at exit, writes one line per capped location on the
+//     same transport: {"agentDebugHeldBack":{"hypothesisId":"H1",
+//     "location":"<location>","count":<held back>,"cap":<cap>,
+//     "process":"<pid>-<start ms>"}}.
+//
+// A language whose helper must stay in the project (a browser, a compiled
+// language) keeps Helper, pasted or saved as Placement.HelperFile (own-file);
+// a module's Import is then the line other files use to reach it.
 package templates
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,10 +49,21 @@ const (
 
 // Placement says where the helper and calls may legally go.
 type Placement struct {
-	Helper     string `json:"helper"`               // file-start, top-level, or own-file (only a file of its own compiles)
+	Helper     string `json:"helper"`               // file-start, top-level, own-file (HelperFile) or outside-project (the template's helperPath)
 	HelperFile string `json:"helperFile,omitempty"` // own-file: the name to save the helper as
 	Call       string `json:"call"`                 // statement
 }
+
+// Helper placements.
+const (
+	OutsideProject = "outside-project" // debug-mode keeps the helper; each file pastes Import
+	OwnFile        = "own-file"        // only a file of its own works: Placement.HelperFile
+)
+
+// DefaultMaxPerLocation is the events one location sends per process
+// before the helper holds the rest back (bound by the import line; the
+// environment's AGENT_DEBUG_MODE_MAX_PER_LOCATION wins).
+const DefaultMaxPerLocation = 10000
 
 // Regions are the foldable markers around each inserted piece.
 type Regions struct {
@@ -46,7 +85,9 @@ type Template struct {
 	DataEncoding string        `json:"dataEncoding"`
 	Placement    Placement     `json:"placement"`
 	Regions      Regions       `json:"regionMarkers"`
-	Helper       string        `json:"helper"`
+	Helper       string        `json:"helper"`               // source to paste or save in the project; "" when it lives outside it
+	HelperPath   string        `json:"helperPath,omitempty"` // outside-project: the helper debug-mode keeps (see Place)
+	Import       string        `json:"import,omitempty"`     // the region each instrumented file pastes once to reach the helper
 	Call         string        `json:"call"`
 	Placeholders []Placeholder `json:"placeholders"`
 	Notes        []string      `json:"notes"`
@@ -66,6 +107,56 @@ type language struct {
 	ingestNotes               map[string][]string // notes for one transport only, after the shared ones
 	extraPlaceholders         []Placeholder       // beyond the standard five, e.g. a package name
 	regions                   *Regions            // markers other than the ones derived from comment (e.g. PowerShell's #region)
+	outside                   map[string]outside  // per transport: the helper lives in the state directory
+	moduleFile                map[string]string   // per transport: the helper is a module of its own (own-file) with this name
+}
+
+// outside names a helper kept outside the project: its file name in the
+// state directory and, when another language's source is shared (TypeScript
+// runs JavaScript's on Node), that language.
+type outside struct{ file, from string }
+
+// OutsideHelper is one helper debug-mode keeps in the state directory.
+type OutsideHelper struct {
+	Rel    string // path under the state root: helpers/<hash>/<file>
+	Source []byte
+}
+
+// OutsideHelpers lists every helper kept outside the project, once each.
+func OutsideHelpers() []OutsideHelper {
+	seen := map[string]bool{}
+	var out []OutsideHelper
+	for _, l := range registry {
+		for _, in := range l.ingests {
+			if h, ok := l.outsideHelper(in); ok && !seen[h.Rel] {
+				seen[h.Rel] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// outsideHelper reads the source of a transport's outside helper.
+func (l language) outsideHelper(ingest string) (OutsideHelper, bool) {
+	o, ok := l.outside[ingest]
+	if !ok {
+		return OutsideHelper{}, false
+	}
+	from := l
+	if o.from != "" {
+		for _, x := range registry {
+			if x.id == o.from {
+				from = x
+			}
+		}
+	}
+	src, err := files.ReadFile("langs/" + from.id + "/" + ingest + ".helper." + from.ext)
+	if err != nil {
+		panic(err) // the embedded tree is part of the binary; a missing file is a build error
+	}
+	sum := sha256.Sum256(src)
+	return OutsideHelper{Rel: "helpers/" + hex.EncodeToString(sum[:6]) + "/" + o.file, Source: src}, true
 }
 
 // registry lists every language; each lang_<id>.go file registers its own.
@@ -135,10 +226,6 @@ func (l language) render(ingest string) (*Template, error) {
 		b, err := files.ReadFile("langs/" + l.id + "/" + ingest + "." + part + "." + l.ext)
 		return string(b), err
 	}
-	helper, err := read("helper")
-	if err != nil {
-		return nil, err
-	}
 	call, err := read("call")
 	if err != nil {
 		return nil, err
@@ -147,10 +234,25 @@ func (l language) render(ingest string) (*Template, error) {
 		Language: l.id, DisplayName: l.display, Ingest: ingest, DataEncoding: l.encoding,
 		Placement:    Placement{Helper: l.helperPlacement, HelperFile: l.helperFile, Call: "statement"},
 		Regions:      Regions{Start: l.comment + " #region agent log", End: l.comment + " #endregion"},
-		Helper:       helper,
 		Call:         call,
 		Notes:        append(append([]string{}, l.notes...), l.ingestNotes[ingest]...),
 		VerifiedLive: l.verifiedLive,
+	}
+	if _, ok := l.outside[ingest]; ok {
+		t.Placement.Helper, t.HelperPath = OutsideProject, "__HELPER_PATH__"
+		if t.Import, err = read("import"); err != nil {
+			return nil, err
+		}
+	} else {
+		if t.Helper, err = read("helper"); err != nil {
+			return nil, err
+		}
+		if f := l.moduleFile[ingest]; f != "" {
+			t.Placement.Helper, t.Placement.HelperFile = OwnFile, f
+			if t.Import, err = read("import"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if l.comment == "#" {
 		t.Regions = Regions{Start: "# region agent log", End: "# endregion"}
@@ -166,22 +268,42 @@ func (l language) render(ingest string) (*Template, error) {
 	if l.encoding == SerializedJSON {
 		data = Placeholder{"__DATA_JSON_EXPRESSION__", "an expression that evaluates to one complete JSON text, e.g. built with your JSON library or the helper's json_string fallback; never concatenate unescaped strings"}
 	}
-	t.Placeholders = []Placeholder{
+	all := append([]Placeholder{
 		endpoint,
 		{"__HYPOTHESIS_ID__", "your label for the hypothesis this probe tests, e.g. H1"},
 		{"__LOCATION__", "this probe's path:line, e.g. src/cart.py:42"},
 		{"__MESSAGE__", "a constant description of what is observed here"},
 		data,
+	}, l.extraPlaceholders...)
+	text := t.Helper + t.Import + t.Call
+	t.Placeholders = []Placeholder{}
+	for _, p := range all {
+		if strings.Contains(text, p.Name) { // a helper that names its caller's location has no __LOCATION__
+			t.Placeholders = append(t.Placeholders, p)
+		}
 	}
-	t.Placeholders = append(t.Placeholders, l.extraPlaceholders...)
-	if !strings.Contains(helper, endpoint.Name) && !strings.Contains(call, endpoint.Name) {
+	if !strings.Contains(text, endpoint.Name) {
 		return nil, fmt.Errorf("template %s/%s lacks %s", l.id, ingest, endpoint.Name)
 	}
 	return t, nil
 }
 
+// Place fills in where the state root keeps an outside-project helper:
+// HelperPath and the path in Import become stateRoot/helpers/<hash>/<file>.
+func (t *Template) Place(stateRoot string) {
+	for _, l := range registry {
+		if l.id != t.Language {
+			continue
+		}
+		if h, ok := l.outsideHelper(t.Ingest); ok {
+			t.HelperPath = strings.TrimSuffix(stateRoot, "/") + "/" + h.Rel
+			t.Import = strings.ReplaceAll(t.Import, "__HELPER_PATH__", t.HelperPath)
+		}
+	}
+}
+
 // Fill replaces the endpoint placeholder with a session's value.
 func (t *Template) Fill(ingestURL, appendPath string) {
 	r := strings.NewReplacer("__INGEST_URL__", ingestURL, "__APPEND_PATH__", appendPath)
-	t.Helper, t.Call = r.Replace(t.Helper), r.Replace(t.Call)
+	t.Helper, t.Import, t.Call = r.Replace(t.Helper), r.Replace(t.Import), r.Replace(t.Call)
 }

@@ -1,48 +1,80 @@
-// #region agent log
-const agentLog = globalThis.agentLog ?? (globalThis.agentLog = (() => {
-  const path = "__APPEND_PATH__", maxData = 16000;
-  let fs = null, pending = null; // pending: events logged while node:fs loads (ES modules on Node < 20.16)
-  try { // synchronously where Node allows, so every event survives process.exit() and crashes
-    fs = globalThis.process?.getBuiltinModule?.("node:fs") ?? (typeof require === "function" ? require("node:fs") : null);
-  } catch { /* not Node */ }
-  const write = (line) => {
-    try { fs.appendFileSync(path, line, { mode: 0o600 }); } // O_APPEND, one write of the whole line: never interleaved
-    catch { /* unwritable: this event is lost, never the program */ }
-  };
-  if (!fs) {
-    pending = [];
-    import("node:fs").then((m) => { fs = m; pending.forEach(write); pending = null; }, () => { pending = null; });
-  }
-  const record = (hypothesisId, location, message, data) =>
-    `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${data},"timestamp":${Date.now()}}`;
-  const serialize = (value) => {
-    const seen = new WeakSet();
-    try {
-      const text = JSON.stringify(value, (key, v) => {
-        if (typeof v === "bigint") return v.toString();
-        if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
-        if (typeof v === "number" && !Number.isFinite(v)) return String(v);
-        if (v !== null && typeof v === "object") {
-          if (seen.has(v)) return "<unserializable cycle>";
-          seen.add(v);
-        }
-        return v;
-      });
-      return text === undefined ? "null" : text;
-    } catch (e) {
-      return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) });
+// debug-mode probe helper for Node, written by debug-mode (the same for every session). Each
+// instrumented module loads it once per process with its import line. Node's standard library only.
+"use strict";
+const fs = require("node:fs"), { fileURLToPath } = require("node:url"), { findSourceMap } = require("node:module");
+const maxData = 16000, maxQueued = 1 << 20; // bytes of data per event; queued bytes written at once
+const queue = [], sites = new Map(), sent = new Map(), held = new Map();
+const conf = { path: null, cap: 10000, process: `${process.pid}-${Date.now()}` };
+let queued = 0, timer = null;
+const flush = (extra = []) => { // one synchronous append per batch: nothing queued is lost at exit
+  clearTimeout(timer);
+  const lines = queue.splice(0).concat(extra);
+  timer = null, queued = 0;
+  if (lines.length) try { fs.appendFileSync(conf.path, lines.join(""), { mode: 0o600 }); } catch { /* lost, never the program */ }
+};
+const atExit = () => {
+  const lines = [...held].map(([location, [hypothesisId, count]]) =>
+    JSON.stringify({ agentDebugHeldBack: { hypothesisId, location, count, cap: conf.cap, process: conf.process } }) + "\n");
+  held.clear();
+  flush(lines);
+};
+process.on("exit", atExit); // normal end, process.exit() and an uncaught exception
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  try { // only where the program has no handler of its own: flush, then end by the signal
+    if (process.listenerCount(signal) === 0) process.once(signal, () => { atExit(); if (process.listenerCount(signal) === 0) process.kill(process.pid, signal); });
+  } catch { /* a worker thread: no signals */ }
+}
+// The caller's file:line, through the source map where Node has one (node --enable-source-maps).
+const caller = () => {
+  const prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, holder = {};
+  try {
+    Error.prepareStackTrace = (_, calls) => calls;
+    Error.stackTraceLimit = 1;
+    Error.captureStackTrace(holder, agentLog);
+    const call = holder.stack[0], key = `${call.getFileName()}:${call.getLineNumber()}:${call.getColumnNumber()}`;
+    let location = sites.get(key);
+    if (location === undefined) {
+      let file = call.getFileName() ?? "<anonymous>", line = call.getLineNumber();
+      const entry = findSourceMap?.(file)?.findEntry(line - 1, call.getColumnNumber() - 1);
+      if (entry?.originalSource) [file, line] = [entry.originalSource, entry.originalLine + 1];
+      location = `${file.startsWith("file:") ? fileURLToPath(file) : file}:${line}`;
+      if (sites.size < 10000) sites.set(key, location);
     }
-  };
-  return (hypothesisId, location, message, data) => {
-    try {
-      let value = data;
-      try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
-      let text = serialize(value);
-      if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
-      const line = record(hypothesisId, location, message, text) + "\n";
-      if (!pending) write(line);
-      else if (pending.length < 100000) pending.push(line); // bounded: node:fs arrives within a few ticks
-    } catch { /* never break the program */ }
-  };
-})());
-// #endregion
+    return location;
+  } finally { Error.prepareStackTrace = prepare; Error.stackTraceLimit = limit; }
+};
+const serialize = (value) => {
+  const seen = new WeakSet();
+  try {
+    const text = JSON.stringify(value, (key, v) => {
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
+      if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+      if (v !== null && typeof v === "object") { if (seen.has(v)) return "<unserializable cycle>"; seen.add(v); }
+      return v;
+    });
+    return text === undefined ? "null" : text;
+  } catch (e) { return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) }); }
+};
+// agentLog(hypothesisId, message, () => data, location?): queues one event. Never throws.
+function agentLog(hypothesisId, message, data, location) {
+  try {
+    location ??= caller();
+    const n = sent.get(location) ?? 0;
+    if (n >= conf.cap) { const h = held.get(location) ?? [String(hypothesisId), 0]; h[1]++; held.set(location, h); return; }
+    sent.set(location, n + 1);
+    let value = data;
+    try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
+    let text = serialize(value);
+    if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
+    const line = `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}\n`;
+    queue.push(line);
+    if ((queued += line.length) > maxQueued) flush(); // a loop that never yields: one write per MiB
+    else if (!timer) timer = setTimeout(flush, 20).unref(); // the background writer: never keeps the process alive
+  } catch { /* never break the program */ }
+}
+// bind(appendPath, cap): the first binding in a process says where events go; the environment wins.
+exports.bind = (path, cap = 10000) => {
+  if (conf.path === null) Object.assign(conf, { path: process.env.AGENT_DEBUG_MODE_APPEND_PATH || path, cap: Number(process.env.AGENT_DEBUG_MODE_MAX_PER_LOCATION) || cap });
+  return agentLog;
+};

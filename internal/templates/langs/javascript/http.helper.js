@@ -1,55 +1,72 @@
 // #region agent log
-const agentLog = globalThis.agentLog ?? (globalThis.agentLog = (() => {
-  const url = "__INGEST_URL__", maxData = 16000, maxQueued = 100000, maxBody = 1000000;
-  const queue = [];
-  let sending = false, dropped = 0; // one batch in flight at a time
-  const record = (hypothesisId, location, message, data) =>
-    `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${data},"timestamp":${Date.now()}}`;
-  const serialize = (value) => {
-    const seen = new WeakSet();
+// debug-mode probe helper: an ES module of its own (agent_debug_log.mjs) that each file with probes imports.
+// For browsers, and for Node, Deno or Bun where debug-mode's state directory is out of reach.
+const env = globalThis.process?.env ?? {}, page = typeof document === "object";
+const url = env.AGENT_DEBUG_MODE_INGEST_URL || "__INGEST_URL__", cap = Number(env.AGENT_DEBUG_MODE_MAX_PER_LOCATION) || 10000;
+const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
+const queue = [], sent = new Map(), held = new Map(), proc = `${globalThis.process?.pid ?? 0}-${Date.now()}`;
+let sending = false, dropped = 0; // one batch in flight at a time
+const serialize = (value) => {
+  const seen = new WeakSet();
+  try {
+    const text = JSON.stringify(value, (key, v) => {
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
+      if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+      if (v !== null && typeof v === "object") { if (seen.has(v)) return "<unserializable cycle>"; seen.add(v); }
+      return v;
+    });
+    return text === undefined ? "null" : text;
+  } catch (e) { return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) }); }
+};
+const take = () => { // as many queued events as fit in one body
+  let n = 0, size = 0;
+  while (n < queue.length && (n === 0 || size + queue[n].length < maxBody)) size += queue[n++].length + 1;
+  return queue.splice(0, n).join("\n") + "\n";
+};
+const post = (body) => fetch(url, { method: "POST", body, keepalive: body.length < 60000, headers: { "Content-Type": "application/x-ndjson" } });
+const send = () => {
+  if (queue.length === 0 || typeof fetch !== "function") { sending = false; return; }
+  try { post(take()).then(send, () => { queue.length = 0; sending = false; }); } catch { queue.length = 0; sending = false; } // unreachable: drop, never stall
+};
+const last = () => { // the held-back counts, then everything queued, as keepalive requests that outlive the page
+  if (dropped) queue.push(`{"hypothesisId":"agentDebug","location":"agentLog","message":"events dropped: queue full","data":{"agentDebugDropped":${dropped}},"timestamp":${Date.now()}}`), dropped = 0;
+  for (const [location, [hypothesisId, count]] of held) queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId, location, count, cap, process: proc } }));
+  held.clear();
+};
+if (page) {
+  const close = () => { last(); while (queue.length) try { post(take()).catch(() => {}); } catch { queue.length = 0; } };
+  addEventListener("pagehide", close);
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") close(); });
+} else if (typeof globalThis.process?.on === "function") globalThis.process.on("beforeExit", () => { last(); if (!sending && queue.length) { sending = true; send(); } });
+const caller = () => { // the caller's URL:line (a page's script URL; the service maps it into the project)
+  if (typeof Error.captureStackTrace === "function") { // V8: Chrome, Edge, Node
+    const prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, holder = {};
     try {
-      const text = JSON.stringify(value, (key, v) => {
-        if (typeof v === "bigint") return v.toString();
-        if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
-        if (typeof v === "number" && !Number.isFinite(v)) return String(v);
-        if (v !== null && typeof v === "object") {
-          if (seen.has(v)) return "<unserializable cycle>";
-          seen.add(v);
-        }
-        return v;
-      });
-      return text === undefined ? "null" : text;
-    } catch (e) {
-      return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) });
-    }
-  };
-  const send = () => {
-    if (dropped) { queue.push(record("agentDebug", "agentLog", "events dropped: queue full", `{"agentDebugDropped":${dropped}}`)); dropped = 0; }
-    if (queue.length === 0 || typeof fetch !== "function") { queue.length = 0; sending = false; return; }
-    let n = 0, size = 0; // as many queued events as fit in about 1 MB
-    while (n < queue.length && (n === 0 || size + queue[n].length < maxBody)) size += queue[n++].length + 1;
-    const body = queue.splice(0, n).join("\n") + "\n";
-    const giveUp = () => { queue.length = 0; sending = false; }; // service unreachable: drop, never stall
-    try {
-      fetch(url, {
-        method: "POST", body, keepalive: body.length < 60000,
-        headers: { "Content-Type": "application/x-ndjson" },
-        signal: typeof AbortSignal.timeout === "function" ? AbortSignal.timeout(2000) : undefined,
-      }).then(send, giveUp);
-    } catch { giveUp(); }
-  };
-  const start = () => { if (!sending && queue.length) { sending = true; send(); } };
-  if (typeof process === "object" && typeof process.on === "function") process.on("beforeExit", start);
-  return (hypothesisId, location, message, data) => {
-    try {
-      let value = data;
-      try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
-      let text = serialize(value);
-      if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
-      if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
-      queue.push(record(hypothesisId, location, message, text));
-      if (!sending) { sending = true; Promise.resolve().then(send); }
-    } catch { /* never break the program */ }
-  };
-})());
+      Error.prepareStackTrace = (_, calls) => calls;
+      Error.stackTraceLimit = 1;
+      Error.captureStackTrace(holder, agentLog);
+      return `${holder.stack[0].getFileName()}:${holder.stack[0].getLineNumber()}`;
+    } finally { Error.prepareStackTrace = prepare; Error.stackTraceLimit = limit; }
+  }
+  const frame = (new Error().stack ?? "").split("\n").filter((l) => /:\d+:\d+\)?$/.test(l))[1] ?? ""; // Firefox, Safari: [0] is agentLog
+  const m = /([^@\s(]+):(\d+):\d+\)?$/.exec(frame);
+  return m ? `${m[1]}:${m[2]}` : "unknown:1";
+};
+// agentLog(hypothesisId, message, () => data, location?): queues one event. Never throws.
+export function agentLog(hypothesisId, message, data, location) {
+  try {
+    location ??= caller();
+    const n = sent.get(location) ?? 0;
+    if (n >= cap) { const h = held.get(location) ?? [String(hypothesisId), 0]; h[1]++; held.set(location, h); return; }
+    sent.set(location, n + 1);
+    let value = data;
+    try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
+    let text = serialize(value);
+    if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
+    if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
+    queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
+    if (!sending) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
+  } catch { /* never break the program */ }
+}
 // #endregion

@@ -1,3 +1,3 @@
 // #region agent log
-agent_log('__HYPOTHESIS_ID__', '__LOCATION__', '__MESSAGE__', fn () => __DATA_EXPRESSION__);
+agent_log('__HYPOTHESIS_ID__', '__MESSAGE__', fn () => __DATA_EXPRESSION__);
 // #endregion

@@ -1,14 +1,48 @@
-# region agent log
+# debug-mode probe helper, written by debug-mode (the same for every session). Each instrumented
+# file requires it by its absolute path, so it loads once per process. Standard library only.
 require "json"
 
-unless defined?(AgentDebugLog)
-  # debug-mode probe helper: appends one NDJSON event per call to the Append Path. Never raises.
-  module AgentDebugLog
-    PATH = "__APPEND_PATH__"
-    MAX_DATA = 16_000 # bytes of serialized data kept per event
-    ERRORS = [StandardError, ScriptError, SystemStackError].freeze # what a probe must never let escape
+module AgentDebugMode
+  MAX_DATA = 16_000 # bytes of serialized data kept per event
+  ERRORS = [StandardError, ScriptError, SystemStackError].freeze # what a probe must never let escape
+  @queue = Thread::Queue.new # serialized lines; pushing takes no lock the program holds
+  @io = Mutex.new # the writer's own: taken by the writer thread and at exit, never by a call
+  @path = nil
+  @cap = 10_000
 
-    def self.log(hypothesis_id, location, message, data, block)
+  class << self
+    def bind(path, cap = 10_000) # the first binding in a process says where events go; the environment wins
+      return if @path
+      env = ENV["AGENT_DEBUG_MODE_MAX_PER_LOCATION"].to_s
+      @path, @cap = ENV["AGENT_DEBUG_MODE_APPEND_PATH"] || path, env.match?(/\A\d+\z/) ? env.to_i : cap
+    end
+
+    def new_process # at load, and in the child of a fork: nothing inherited is sent twice
+      @queue.clear
+      @sent, @held, @writer = Hash.new(0), {}, nil
+      @process = "#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)}"
+    end
+
+    def drain(extra = [])
+      @io.synchronize do
+        lines = Array.new(@queue.size) { @queue.pop(true) } + extra
+        File.open(@path, File::WRONLY | File::APPEND | File::CREAT, 0o600) { |f| f.syswrite(lines.join) } unless lines.empty?
+      end
+    rescue *ERRORS, ThreadError
+      nil # unwritable: this batch is lost, never the program
+    end
+
+    def at_exit_flush # the last batch, then one held-back record per capped location
+      held, @held = @held, {}
+      drain(held.map do |location, (hypothesis_id, count)|
+        JSON.generate({ "agentDebugHeldBack" => { "hypothesisId" => hypothesis_id, "location" => location, "count" => count, "cap" => @cap, "process" => @process } }) + "\n"
+      end)
+    end
+
+    def log(hypothesis_id, message, data, location, block)
+      location ||= caller_locations(2, 1)[0].then { |c| "#{c.absolute_path || c.path}:#{c.lineno}" }
+      return (@held[location] ||= [hypothesis_id.to_s, 0])[1] += 1 if @sent[location] >= @cap # capped: count, send nothing
+      @sent[location] += 1
       begin
         data = block.call if block # built here, inside the guard
       rescue *ERRORS => e
@@ -19,24 +53,27 @@ unless defined?(AgentDebugLog)
       rescue *ERRORS => e # a cycle (nesting too deep), NaN, invalid UTF-8, a failing to_s ...
         JSON.generate({ "agentDebugUnserializable" => "#{e.class}: #{e.message}"[0, 200].scrub })
       end
-      if text.bytesize > MAX_DATA
-        text = JSON.generate({ "agentDebugTruncated" => true, "bytes" => text.bytesize, "preview" => text[0, 1000] })
-      end
-      line = %({"hypothesisId":#{JSON.generate(hypothesis_id.to_s)},"location":#{JSON.generate(location.to_s)},) +
-             %("message":#{JSON.generate(message.to_s)},"data":#{text},) +
-             %("timestamp":#{Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)}}\n)
-      File.open(PATH, File::WRONLY | File::APPEND | File::CREAT, 0o600) do |f|
-        f.syswrite(line) # one unbuffered write on an O_APPEND descriptor: lines never interleave
-      end
+      text = JSON.generate({ "agentDebugTruncated" => true, "bytes" => text.bytesize, "preview" => text[0, 1000] }) if text.bytesize > MAX_DATA
+      @queue << %({"hypothesisId":#{JSON.generate(hypothesis_id.to_s)},"location":#{JSON.generate(location.to_s)},) +
+                %("message":#{JSON.generate(message.to_s)},"data":#{text},"timestamp":#{Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)}}\n)
+      @writer ||= Thread.new { loop { sleep 0.05; drain } } # the background writer: one write per batch
       nil
     rescue *ERRORS
       nil
     end
   end
 
-  # agent_log(hypothesis_id, location, message) { data } — the block is evaluated inside the guard.
-  def agent_log(hypothesis_id, location, message, data = nil, &block)
-    AgentDebugLog.log(hypothesis_id, location, message, data, block)
+  module ForkHook # Process._fork (Ruby 3.1+) sees every fork
+    def _fork
+      super.tap { |pid| AgentDebugMode.new_process if pid.zero? }
+    end
   end
+  Process.singleton_class.prepend(ForkHook) if Process.respond_to?(:_fork)
+  new_process
+  at_exit { at_exit_flush }
 end
-# endregion
+
+# agent_log(hypothesis_id, message, location = nil) { data }: queues one event; the block is evaluated inside the guard.
+def agent_log(hypothesis_id, message, data = nil, location: nil, &block)
+  AgentDebugMode.log(hypothesis_id, message, data, location, block)
+end

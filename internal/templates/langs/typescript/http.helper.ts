@@ -1,63 +1,79 @@
 // #region agent log
-type AgentLog = (hypothesisId: string, location: string, message: string, data?: () => unknown) => void;
-const agentLog: AgentLog = (globalThis as unknown as { agentLog?: AgentLog }).agentLog ??
-  ((globalThis as unknown as { agentLog?: AgentLog }).agentLog = (() => {
-    // Typed views of the runtime's globals: needs neither DOM nor @types/node typings.
-    const g = globalThis as unknown as {
-      fetch?: (url: string, init: object) => PromiseLike<unknown>;
-      AbortSignal?: { timeout?: (ms: number) => unknown };
-      process?: { on?: (event: string, listener: () => void) => void };
-    };
-    const url = "__INGEST_URL__", maxData = 16000, maxQueued = 100000, maxBody = 1000000;
-    const queue: string[] = [];
-    let sending = false, dropped = 0; // one batch in flight at a time
-    const record = (hypothesisId: string, location: string, message: string, data: string): string =>
-      `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${data},"timestamp":${Date.now()}}`;
-    const serialize = (value: unknown): string => {
-      const seen = new WeakSet<object>();
-      try {
-        const text: string | undefined = JSON.stringify(value, (_key: string, v: unknown) => {
-          if (typeof v === "bigint") return v.toString();
-          if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
-          if (typeof v === "number" && !Number.isFinite(v)) return String(v);
-          if (v !== null && typeof v === "object") {
-            if (seen.has(v)) return "<unserializable cycle>";
-            seen.add(v);
-          }
-          return v;
-        });
-        return text === undefined ? "null" : text;
-      } catch (e) {
-        return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) });
-      }
-    };
-    const send = (): void => {
-      if (dropped) { queue.push(record("agentDebug", "agentLog", "events dropped: queue full", `{"agentDebugDropped":${dropped}}`)); dropped = 0; }
-      if (queue.length === 0 || typeof g.fetch !== "function") { queue.length = 0; sending = false; return; }
-      let n = 0, size = 0; // as many queued events as fit in about 1 MB
-      while (n < queue.length && (n === 0 || size + queue[n]!.length < maxBody)) size += queue[n++]!.length + 1;
-      const body = queue.splice(0, n).join("\n") + "\n";
-      const giveUp = (): void => { queue.length = 0; sending = false; }; // service unreachable
-      try {
-        g.fetch(url, {
-          method: "POST", body, keepalive: body.length < 60000,
-          headers: { "Content-Type": "application/x-ndjson" },
-          signal: typeof g.AbortSignal?.timeout === "function" ? g.AbortSignal.timeout(2000) : undefined,
-        }).then(send, giveUp);
-      } catch { giveUp(); }
-    };
-    const start = (): void => { if (!sending && queue.length) { sending = true; send(); } };
-    if (typeof g.process?.on === "function") g.process.on("beforeExit", start);
-    return (hypothesisId: string, location: string, message: string, data?: () => unknown): void => {
-      try {
-        let value: unknown = null;
-        try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
-        let text = serialize(value);
-        if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
-        if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
-        queue.push(record(hypothesisId, location, message, text));
-        if (!sending) { sending = true; Promise.resolve().then(send); }
-      } catch { /* never break the program */ }
-    };
-  })());
+// debug-mode probe helper: a module of its own (agent_debug_log.ts) that each file with probes imports.
+// For browsers, and for Node, Deno or Bun where debug-mode's state directory is out of reach.
+type CallSite = { getFileName(): string | null; getLineNumber(): number | null };
+const g = globalThis as unknown as { // typed views of the runtime: needs neither DOM nor @types/node typings
+  process?: { env?: Record<string, string | undefined>; pid?: number; on?: (event: string, listener: () => void) => void };
+  document?: { visibilityState: string; addEventListener(event: string, listener: () => void): void };
+  addEventListener?: (event: string, listener: () => void) => void;
+  fetch?: (url: string, init: object) => Promise<unknown>;
+}, E = Error as unknown as { captureStackTrace?: (o: object, f: Function) => void; prepareStackTrace?: unknown; stackTraceLimit: number };
+const env = g.process?.env ?? {}, page = typeof g.document === "object";
+const url = env["AGENT_DEBUG_MODE_INGEST_URL"] || "__INGEST_URL__", cap = Number(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"]) || 10000;
+const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
+const queue: string[] = [], sent = new Map<string, number>(), held = new Map<string, [string, number]>(), proc = `${g.process?.pid ?? 0}-${Date.now()}`;
+let sending = false, dropped = 0; // one batch in flight at a time
+const serialize = (value: unknown): string => {
+  const seen = new WeakSet<object>();
+  try {
+    const text: string | undefined = JSON.stringify(value, (_key: string, v: unknown) => {
+      if (typeof v === "bigint") return v.toString();
+      if (typeof v === "function" || typeof v === "symbol") return `<unserializable ${typeof v}>`;
+      if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+      if (v !== null && typeof v === "object") { if (seen.has(v)) return "<unserializable cycle>"; seen.add(v); }
+      return v;
+    });
+    return text === undefined ? "null" : text;
+  } catch (e) { return JSON.stringify({ agentDebugUnserializable: String(e).slice(0, 200) }); }
+};
+const take = (): string => { // as many queued events as fit in one body
+  let n = 0, size = 0;
+  while (n < queue.length && (n === 0 || size + queue[n]!.length < maxBody)) size += queue[n++]!.length + 1;
+  return queue.splice(0, n).join("\n") + "\n";
+};
+const post = (body: string): Promise<unknown> => g.fetch!(url, { method: "POST", body, keepalive: body.length < 60000, headers: { "Content-Type": "application/x-ndjson" } });
+const send = (): void => {
+  if (queue.length === 0 || typeof g.fetch !== "function") { sending = false; return; }
+  try { post(take()).then(send, () => { queue.length = 0; sending = false; }); } catch { queue.length = 0; sending = false; } // unreachable: drop, never stall
+};
+const last = (): void => { // the held-back counts, then everything queued, as keepalive requests that outlive the page
+  if (dropped) queue.push(`{"hypothesisId":"agentDebug","location":"agentLog","message":"events dropped: queue full","data":{"agentDebugDropped":${dropped}},"timestamp":${Date.now()}}`), dropped = 0;
+  for (const [location, [hypothesisId, count]] of held) queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId, location, count, cap, process: proc } }));
+  held.clear();
+};
+if (page) {
+  const close = (): void => { last(); while (queue.length) try { post(take()).catch(() => {}); } catch { queue.length = 0; } };
+  g.addEventListener?.("pagehide", close);
+  g.document!.addEventListener("visibilitychange", () => { if (g.document!.visibilityState === "hidden") close(); });
+} else if (typeof g.process?.on === "function") g.process.on("beforeExit", () => { last(); if (!sending && queue.length) { sending = true; send(); } });
+const caller = (): string => { // the caller's URL:line (a page's script URL; the service maps it into the project)
+  if (typeof E.captureStackTrace === "function") { // V8: Chrome, Edge, Node
+    const prepare = E.prepareStackTrace, limit = E.stackTraceLimit, holder: { stack?: CallSite[] } = {};
+    try {
+      E.prepareStackTrace = (_: unknown, calls: CallSite[]) => calls;
+      E.stackTraceLimit = 1;
+      E.captureStackTrace(holder, agentLog);
+      return `${holder.stack![0]!.getFileName()}:${holder.stack![0]!.getLineNumber()}`;
+    } finally { E.prepareStackTrace = prepare; E.stackTraceLimit = limit; }
+  }
+  const frame = (new Error().stack ?? "").split("\n").filter((l) => /:\d+:\d+\)?$/.test(l))[1] ?? ""; // Firefox, Safari: [0] is agentLog
+  const m = /([^@\s(]+):(\d+):\d+\)?$/.exec(frame);
+  return m ? `${m[1]}:${m[2]}` : "unknown:1";
+};
+// agentLog(hypothesisId, message, () => data, location?): queues one event. Never throws.
+export function agentLog(hypothesisId: string, message: string, data?: () => unknown, location?: string): void {
+  try {
+    location ??= caller();
+    const n = sent.get(location) ?? 0;
+    if (n >= cap) { const h = held.get(location) ?? [String(hypothesisId), 0]; h[1]++; held.set(location, h); return; }
+    sent.set(location, n + 1);
+    let value: unknown = null;
+    try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
+    let text = serialize(value);
+    if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
+    if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
+    queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
+    if (!sending) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
+  } catch { /* never break the program */ }
+}
 // #endregion

@@ -1,0 +1,3 @@
+// #region agent log
+import { agentLog } from "./agent_debug_log.mjs";
+// #endregion
