@@ -122,6 +122,14 @@ func (e *Env) Create() Session {
 	return s
 }
 
+// CreateAt makes a session whose project root is dir.
+func (e *Env) CreateAt(dir string) Session {
+	e.t.Helper()
+	var s Session
+	e.JSON(&s, "create", "--root", dir)
+	return s
+}
+
 // Discovery reads the running service's discovery file (tests only).
 func (e *Env) Discovery() (pid, port int, ok bool) {
 	b, err := os.ReadFile(filepath.Join(e.Home, "service.json"))

@@ -6,20 +6,16 @@ import (
 )
 
 // Node before 20.16 has no process.getBuiltinModule; these runs remove it,
-// so the file helper takes the path Node 18 takes (require in CommonJS,
-// import("node:fs") in an ES module).
-const (
-	node18CommonJS = `delete process.getBuiltinModule; require("./program.cjs")`
-	node18ESM      = `delete process.getBuiltinModule; await import("./program.mjs")`
-)
+// so the file helper's import takes the path Node 18 takes (require, in
+// CommonJS; an ES module there gets no helper, as the notes say).
+const node18CommonJS = `delete process.getBuiltinModule; require("./program.cjs")`
 
-// withoutGetBuiltinModule skips a case that proves process.exit() right after
-// the last call in an ES module: on Node before 20.16 (and 22.3) the helper
-// there gets node:fs from import() a few ticks later, as its notes say.
+// withoutGetBuiltinModule skips a case whose ES module imports the file
+// helper: on Node before 20.16 (and 22.3) that needs process.getBuiltinModule.
 func withoutGetBuiltinModule() string {
 	out, err := exec.Command("node", "-p", `typeof process.getBuiltinModule + " " + process.version`).Output()
 	if f := strings.Fields(string(out)); err == nil && len(f) == 2 && f[0] == "undefined" {
-		return "Node " + f[1] + " has no process.getBuiltinModule: an ES module's first events wait for import(\"node:fs\")"
+		return "Node " + f[1] + " has no process.getBuiltinModule: an ES module cannot load the file helper"
 	}
 	return ""
 }
@@ -36,17 +32,26 @@ func init() {
 		"thread":         `{ thread: t, i }`,
 	}
 	node := []string{"node"}
+	// The http helper is an ES module of its own, imported by the program.
 	registerTemplateCase(templateCase{
-		Language: "javascript", Ingest: "http", Runtimes: node,
+		Language: "javascript", Ingest: "http", Runtimes: node, HelperFile: "agent_debug_log.mjs",
+		Source: "program.js", FileName: "program.mjs",
+		Run: []string{"node", "program.mjs"}, Threads: 4, Exprs: exprs,
+	})
+	// The file helper lives outside the project; ES modules and CommonJS
+	// import it with the same line.
+	registerTemplateCase(templateCase{
+		Language: "javascript", Ingest: "file", Runtimes: node, Skip: withoutGetBuiltinModule,
 		Source: "program.js", FileName: "program.mjs",
 		Run: []string{"node", "program.mjs"}, Threads: 4, Exprs: exprs,
 	})
 	registerTemplateCase(templateCase{
-		Language: "javascript", Ingest: "file", Runtimes: node,
-		Source: "program.js", FileName: "program.mjs",
-		Run: []string{"node", "program.mjs"}, Threads: 4, Exprs: exprs,
+		Language: "javascript", Ingest: "file", Variant: "commonjs", Runtimes: node,
+		Source: "program.js", FileName: "program.cjs",
+		Run: []string{"node", "program.cjs"}, Threads: 4, Exprs: exprs,
 	})
-	// process.exit(0) right after the last call: every event has arrived anyway.
+	// process.exit(0) right after the last call: the exit handler writes
+	// everything still queued.
 	registerTemplateCase(templateCase{
 		Language: "javascript", Ingest: "file", Variant: "process-exit", Runtimes: node,
 		Source: "program_exit.js", FileName: "program.mjs", Skip: withoutGetBuiltinModule,
@@ -56,11 +61,5 @@ func init() {
 		Language: "javascript", Ingest: "file", Variant: "process-exit-commonjs-node18", Runtimes: node,
 		Source: "program_exit.js", FileName: "program.cjs",
 		Run: []string{"node", "-e", node18CommonJS}, Threads: 4, Exprs: exprs,
-	})
-	// An ES module on Node 18: events wait for import("node:fs"), then all arrive.
-	registerTemplateCase(templateCase{
-		Language: "javascript", Ingest: "file", Variant: "esm-node18", Runtimes: node,
-		Source: "program.js", FileName: "program.mjs",
-		Run: []string{"node", "--input-type=module", "-e", node18ESM}, Threads: 4, Exprs: exprs,
 	})
 }

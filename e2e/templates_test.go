@@ -37,9 +37,13 @@ type templateCase struct {
 	Exprs            map[string]string
 	Threads          int // threads in the thread section (1 when the language has none)
 	Timeout          time.Duration
-	HelperFile       string            // when set, the helper goes into this file of the work dir, not at @HELPER@
+	HelperFile       string            // when set, the helper goes into this file of the work dir, not at @HELPER@ (its import, if any, goes there)
 	Fills            map[string]string // extra placeholders (e.g. a package name) and their values
 	Variant          string            // names a second build of the same combination (e.g. another compiler)
+	// Compiled names the file the runtime reports locations in when it is
+	// not FileName (TypeScript run without source maps reports its .js):
+	// the expected line is where that file has the call.
+	Compiled string
 	// NotInstallableHere marks a runtime this project's machines cannot install:
 	// the case skips even under DEBUG_MODE_REQUIRE_RUNTIMES.
 	NotInstallableHere bool
@@ -93,9 +97,11 @@ func TestTemplatesLive(t *testing.T) {
 }
 
 type renderedTemplate struct {
-	Helper    string `json:"helper"`
-	Call      string `json:"call"`
-	Placement struct {
+	Helper     string `json:"helper"`
+	Import     string `json:"import"`
+	HelperPath string `json:"helperPath"`
+	Call       string `json:"call"`
+	Placement  struct {
 		Helper     string `json:"helper"`
 		HelperFile string `json:"helperFile"`
 	} `json:"placement"`
@@ -107,9 +113,17 @@ type renderedTemplate struct {
 
 var markerRE = regexp.MustCompile(`@CALL:([a-z_]+)@`)
 
-// buildProgram writes the program with the helper and calls in place and
-// returns the call names in order.
-func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir string) []string {
+// builtProgram is what buildProgram wrote: the call names in order and the
+// line of each call's code (the line the helper must report).
+type builtProgram struct {
+	names []string
+	lines map[string]int
+}
+
+// buildProgram writes the program with the helper (or its import) and calls
+// in place. shift adds that many lines above the first call (a region of
+// other code and blank lines), as an edit after the first run would.
+func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir string, shift int) builtProgram {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "templates", c.Source))
 	if err != nil {
@@ -122,25 +136,37 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 	if own := tmpl.Placement.Helper == "own-file"; own != (c.HelperFile != "") || own && tmpl.Placement.HelperFile != c.HelperFile {
 		t.Fatalf("placement says helper %q in %q; this case saves it in %q", tmpl.Placement.Helper, tmpl.Placement.HelperFile, c.HelperFile)
 	}
+	if outside := tmpl.Placement.Helper == "outside-project"; outside != (tmpl.Helper == "" && tmpl.HelperPath != "" && tmpl.Import != "") {
+		t.Fatalf("placement says helper %q, but helper %d bytes, helper path %q, import %q", tmpl.Placement.Helper, len(tmpl.Helper), tmpl.HelperPath, tmpl.Import)
+	}
 	if c.HelperFile != "" {
 		if err := os.WriteFile(filepath.Join(dir, c.HelperFile), []byte(tmpl.Helper), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	callLine := 0 // the call template's line with the call itself
+	for i, l := range strings.Split(tmpl.Call, "\n") {
+		if strings.Contains(l, "__HYPOTHESIS_ID__") {
+			callLine = i
+		}
+	}
 	var out strings.Builder
-	var names []string
+	b := builtProgram{lines: map[string]int{}}
 	lineNo := 0
 	sc := bufio.NewScanner(strings.NewReader(string(src)))
 	for sc.Scan() {
 		line := sc.Text()
 		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 		switch {
-		case strings.Contains(line, "@HELPER@") && c.HelperFile != "":
-			// the helper is in a file of its own
 		case strings.Contains(line, "@HELPER@"):
-			out.WriteString(tmpl.Helper)
-			if !strings.HasSuffix(tmpl.Helper, "\n") {
-				out.WriteString("\n")
+			switch {
+			case tmpl.Import != "":
+				out.WriteString(withNewline(tmpl.Import))
+			case c.HelperFile == "":
+				out.WriteString(withNewline(tmpl.Helper))
+			}
+			if shift > 0 { // lines added above every probe: an empty region and blank lines
+				out.WriteString(tmpl.Regions.Start + "\n" + tmpl.Regions.End + "\n" + strings.Repeat("\n", shift-2))
 			}
 		case markerRE.MatchString(line):
 			name := markerRE.FindStringSubmatch(line)[1]
@@ -148,10 +174,11 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 			if !ok {
 				continue // this language has no such call
 			}
-			names = append(names, name)
+			b.names = append(b.names, name)
+			b.lines[name] = lineNo + 1 + callLine
 			call := strings.NewReplacer(
 				"__HYPOTHESIS_ID__", "H-"+name,
-				"__LOCATION__", fmt.Sprintf("%s:%d", c.FileName, lineNo+1),
+				"__LOCATION__", fmt.Sprintf("%s:%d", c.FileName, b.lines[name]),
 				"__MESSAGE__", "call "+name,
 				"__DATA_EXPRESSION__", expr,
 				"__DATA_JSON_EXPRESSION__", expr,
@@ -167,7 +194,40 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 	if err := os.WriteFile(filepath.Join(dir, c.FileName), []byte(out.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return names
+	return b
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// expectedLocations is where each call's events must say they come from,
+// relative to the project root (the program's folder): the program's own
+// file and line, or the compiled file's line the runtime reports.
+func expectedLocations(t *testing.T, c templateCase, b builtProgram, dir string) map[string]string {
+	t.Helper()
+	want := map[string]string{}
+	for _, name := range b.names {
+		want[name] = fmt.Sprintf("%s:%d", c.FileName, b.lines[name])
+	}
+	if c.Compiled == "" {
+		return want
+	}
+	compiled, err := os.ReadFile(filepath.Join(dir, c.Compiled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(compiled), "\n") {
+		for _, name := range b.names {
+			if strings.Contains(l, `"H-`+name+`"`) {
+				want[name] = fmt.Sprintf("%s:%d", c.Compiled, i+1)
+			}
+		}
+	}
+	return want
 }
 
 // runProgram builds and runs the program; it returns stdout.
@@ -201,26 +261,73 @@ func runProgram(t *testing.T, c templateCase, dir string) string {
 
 func runTemplateCase(t *testing.T, c templateCase) {
 	e := NewEnv(t)
-	s := e.Create()
+	dir := t.TempDir() // the program's folder is the session's project root
+	s := e.CreateAt(dir)
 	var tmpl renderedTemplate
 	e.JSON(&tmpl, "template", "--language", c.Language, "--ingest", c.Ingest, "--session", s.SessionID)
-	if strings.Contains(tmpl.Helper+tmpl.Call, "__INGEST_URL__") || strings.Contains(tmpl.Helper+tmpl.Call, "__APPEND_PATH__") {
+	if strings.Contains(tmpl.Helper+tmpl.Import+tmpl.Call, "__INGEST_URL__") || strings.Contains(tmpl.Helper+tmpl.Import+tmpl.Call, "__APPEND_PATH__") {
 		t.Fatal("--session did not fill in the endpoint")
 	}
-	for _, part := range []string{tmpl.Helper, tmpl.Call} {
-		if !strings.Contains(part, tmpl.Regions.Start) || !strings.Contains(part, tmpl.Regions.End) {
+	for _, part := range []string{tmpl.Helper, tmpl.Import, tmpl.Call} {
+		if part != "" && (!strings.Contains(part, tmpl.Regions.Start) || !strings.Contains(part, tmpl.Regions.End)) {
 			t.Fatalf("template part not wrapped in %q … %q:\n%s", tmpl.Regions.Start, tmpl.Regions.End, part)
 		}
 	}
+	selfLocating := !strings.Contains(tmpl.Call, "__LOCATION__")
 
-	dir := t.TempDir()
-	start := time.Now().UnixMilli()
-	names := buildProgram(t, c, tmpl, dir)
-	if out := runProgram(t, c, dir); out != "program done\n" {
-		t.Fatalf("the program's own output changed: %q", out)
+	// Run once, then again with lines added above every probe: a helper that
+	// names its own location reports the new lines, with no drift.
+	shifts := []int{0}
+	if selfLocating {
+		shifts = append(shifts, 5)
 	}
-	end := time.Now().UnixMilli()
+	for _, shift := range shifts {
+		if shift > 0 {
+			e.MustRun("reset", "--session", s.SessionID)
+		}
+		start := time.Now().UnixMilli()
+		built := buildProgram(t, c, tmpl, dir, shift)
+		if out := runProgram(t, c, dir); out != "program done\n" {
+			t.Fatalf("the program's own output changed: %q", out)
+		}
+		end := time.Now().UnixMilli()
+		checkTemplateRun(t, e, s, c, built, expectedLocations(t, c, built, dir), start, end)
+	}
 
+	// The same program pointed at a dead endpoint still runs to completion.
+	dead := "/nonexistent-debug-mode-dir/incoming.ndjson"
+	real := s.AppendPath
+	if c.Ingest == "http" {
+		dead, real = "http://127.0.0.1:9/ingest/00000000-0000-4000-8000-000000000000", s.IngestURL
+	}
+	dt := tmpl
+	dt.Helper, dt.Import, dt.Call = strings.ReplaceAll(dt.Helper, real, dead), strings.ReplaceAll(dt.Import, real, dead), strings.ReplaceAll(dt.Call, real, dead)
+	runElsewhere(t, c, dt, "a dead endpoint")
+	// And with the helper it imports gone (a cleaned state directory).
+	if tmpl.HelperPath != "" {
+		mt := tmpl
+		mt.Import = strings.ReplaceAll(mt.Import, tmpl.HelperPath, filepath.Join(t.TempDir(), "gone", filepath.Base(tmpl.HelperPath)))
+		runElsewhere(t, c, mt, "its helper file missing")
+	}
+}
+
+// runElsewhere builds and runs the program in a fresh folder; it must still
+// print exactly "program done".
+func runElsewhere(t *testing.T, c templateCase, tmpl renderedTemplate, what string) {
+	t.Helper()
+	dir := t.TempDir()
+	buildProgram(t, c, tmpl, dir, 0)
+	began := time.Now()
+	if out := runProgram(t, c, dir); out != "program done\n" {
+		t.Fatalf("with %s the program's output changed: %q", what, out)
+	}
+	t.Logf("run with %s took %s", what, time.Since(began))
+}
+
+// checkTemplateRun asserts what one run delivered: every call's events, each
+// at exactly its location, with its data, and nothing rejected.
+func checkTemplateRun(t *testing.T, e *Env, s Session, c templateCase, built builtProgram, locations map[string]string, start, end int64) {
+	t.Helper()
 	var page struct {
 		Events []map[string]any `json:"events"`
 	}
@@ -232,13 +339,17 @@ func runTemplateCase(t *testing.T, c templateCase) {
 			t.Errorf("timestamp %v is not epoch milliseconds of the run (%d–%d)", ev["timestamp"], start, end)
 		}
 		h := ev["hypothesisId"].(string)
+		name := strings.TrimPrefix(h, "H-")
 		byHyp[h] = append(byHyp[h], ev)
-		if !strings.HasPrefix(ev["location"].(string), c.FileName+":") || ev["message"] != "call "+strings.TrimPrefix(h, "H-") {
+		if ev["message"] != "call "+name {
 			t.Errorf("event fields not as called: %v", ev)
+		}
+		if ev["location"] != locations[name] {
+			t.Errorf("call %s: location %v, want %s (the call's line, relative to the project root)", name, ev["location"], locations[name])
 		}
 	}
 	threads := max(c.Threads, 1)
-	for _, name := range names {
+	for _, name := range built.names {
 		evs := byHyp["H-"+name]
 		want := 1
 		if name == "thread" {
@@ -250,25 +361,12 @@ func runTemplateCase(t *testing.T, c templateCase) {
 		}
 		checkTemplateData(t, name, evs, threads)
 	}
-	if st := e.MustRun("status", "--session", s.SessionID); !strings.Contains(st, "Rejected    0 records") {
-		t.Errorf("some records were rejected:\n%s", st)
+	var st struct {
+		Rejected int64 `json:"rejectedRecords"`
 	}
-
-	// The same program pointed at a dead endpoint still runs to completion.
-	dead := "/nonexistent-debug-mode-dir/incoming.ndjson"
-	real := s.AppendPath
-	if c.Ingest == "http" {
-		dead, real = "http://127.0.0.1:9/ingest/00000000-0000-4000-8000-000000000000", s.IngestURL
+	if e.JSON(&st, "status", "--session", s.SessionID); st.Rejected != 0 {
+		t.Errorf("%d records were rejected:\n%s", st.Rejected, e.MustRun("status", "--session", s.SessionID))
 	}
-	tmpl.Helper = strings.ReplaceAll(tmpl.Helper, real, dead)
-	tmpl.Call = strings.ReplaceAll(tmpl.Call, real, dead)
-	dir2 := t.TempDir()
-	buildProgram(t, c, tmpl, dir2)
-	began := time.Now()
-	if out := runProgram(t, c, dir2); out != "program done\n" {
-		t.Fatalf("with a dead endpoint the program's output changed: %q", out)
-	}
-	t.Logf("run against a dead endpoint took %s", time.Since(began))
 }
 
 // checkTemplateData asserts what each standard call must deliver.

@@ -21,35 +21,43 @@ func init() {
 		"thread":         `{ thread: t, i }`,
 	}
 	runtimes := []string{"node", tsc}
+	// Built with source maps and run with node --enable-source-maps, events
+	// name the .ts line; built without, the compiled .js line (Compiled).
 	commonJS := [][]string{
 		strict("commonjs", "--lib", "es2020,dom", "--noEmit", "program.ts"), // beside DOM typings
-		strict("commonjs", "--lib", "es2020", "program.ts"),                 // and without them
+		strict("commonjs", "--lib", "es2020", "--sourceMap", "program.ts"),  // and without them
 	}
-	for _, ingest := range []string{"http", "file"} {
-		registerTemplateCase(templateCase{
-			Language: "typescript", Ingest: ingest, Runtimes: runtimes,
-			Source: "program.ts", FileName: "program.ts", Build: commonJS,
-			Run: []string{"node", "program.js"}, Threads: 4, Exprs: exprs,
-		})
-	}
-	// process.exit(0) right after the last call: every event has arrived anyway,
-	// in CommonJS output on Node 18 (require; see templates_javascript_test.go) …
+	mapped := []string{"node", "--enable-source-maps", "program.js"}
+	// The http helper is a module of its own (agent_debug_log.ts), imported;
+	// it reads no source maps (it is made for browsers).
 	registerTemplateCase(templateCase{
-		Language: "typescript", Ingest: "file", Variant: "process-exit-node18", Runtimes: runtimes,
-		Source: "program_exit.ts", FileName: "program.ts", Build: commonJS,
-		Run: []string{"node", "-e", `delete process.getBuiltinModule; require("./program.js")`}, Threads: 4, Exprs: exprs,
+		Language: "typescript", Ingest: "http", Runtimes: runtimes, HelperFile: "agent_debug_log.ts",
+		Source: "program.ts", FileName: "program.ts", Build: commonJS, Compiled: "program.js",
+		Run: []string{"node", "program.js"}, Threads: 4, Exprs: exprs,
 	})
-	// … and in ES module output (process.getBuiltinModule).
-	esm := [][]string{strict("es2022", "--lib", "es2020", "program.mts")}
+	registerTemplateCase(templateCase{
+		Language: "typescript", Ingest: "file", Runtimes: runtimes,
+		Source: "program.ts", FileName: "program.ts", Build: commonJS,
+		Run: mapped, Threads: 4, Exprs: exprs,
+	})
+	registerTemplateCase(templateCase{
+		Language: "typescript", Ingest: "file", Variant: "no-source-maps", Runtimes: runtimes,
+		Source: "program.ts", FileName: "program.ts", Compiled: "program.js",
+		Build: [][]string{strict("commonjs", "--lib", "es2020", "program.ts")},
+		Run:   []string{"node", "program.js"}, Threads: 4, Exprs: exprs,
+	})
+	// process.exit(0) right after the last call: every event is written at
+	// exit anyway, in CommonJS output …
+	registerTemplateCase(templateCase{
+		Language: "typescript", Ingest: "file", Variant: "process-exit", Runtimes: runtimes,
+		Source: "program_exit.ts", FileName: "program.ts", Build: commonJS,
+		Run: mapped, Threads: 4, Exprs: exprs,
+	})
+	// … and in ES module output.
 	registerTemplateCase(templateCase{
 		Language: "typescript", Ingest: "file", Variant: "process-exit-esm", Runtimes: runtimes,
-		Source: "program_exit.ts", FileName: "program.mts", Build: esm, Skip: withoutGetBuiltinModule,
-		Run: []string{"node", "program.mjs"}, Threads: 4, Exprs: exprs,
-	})
-	// ES module output on Node 18: events wait for import("node:fs"), then all arrive.
-	registerTemplateCase(templateCase{
-		Language: "typescript", Ingest: "file", Variant: "esm-node18", Runtimes: runtimes,
-		Source: "program.ts", FileName: "program.mts", Build: esm,
-		Run: []string{"node", "--input-type=module", "-e", node18ESM}, Threads: 4, Exprs: exprs,
+		Source: "program_exit.ts", FileName: "program.mts", Skip: withoutGetBuiltinModule,
+		Build: [][]string{strict("es2022", "--lib", "es2020", "--sourceMap", "program.mts")},
+		Run:   []string{"node", "--enable-source-maps", "program.mjs"}, Threads: 4, Exprs: exprs,
 	})
 }
