@@ -206,6 +206,17 @@ func (e *Env) Events(id string) []map[string]any {
 	return out
 }
 
+// Logged is the cycle's events as logs reads them (after taking in
+// everything delivered), at most 1000.
+func (e *Env) Logged(id string) []map[string]any {
+	e.t.Helper()
+	var page struct {
+		Events []map[string]any `json:"events"`
+	}
+	e.JSON(&page, "logs", "--session", id, "--limit", "1000")
+	return page.Events
+}
+
 // ServiceStarts counts how many services have started on this state root,
 // from the service's own log.
 func (e *Env) ServiceStarts() int {
