@@ -65,8 +65,8 @@ def work():
     agent_log("H-sub", "in sub", lambda: {"n": 2})
 `,
 		},
-		run: func(string) []string { return []string{"python3", "-m", "pkg.mod"} },
-		env: func(root string) []string { return []string{"PYTHONPATH=" + root} },
+		run:        func(string) []string { return []string{"python3", "-m", "pkg.mod"} },
+		env:        func(root string) []string { return []string{"PYTHONPATH=" + root} },
 		hypotheses: map[string]string{"H-mod": "pkg/mod.py", "H-sub": "pkg/sub/helper.py"},
 	},
 	{
