@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,12 +19,13 @@ import (
 	"time"
 )
 
-// browserPage is the page under debug: the rendered JavaScript helper pasted
-// into an inline script, probe calls of every kind, then a wait until the
-// helper's background batches have been answered. The page wraps fetch (test
-// instrumentation, not part of the helper) only to see each answer; reading
-// an answer cross-origin is itself proof that the service's CORS headers
-// worked. When done it writes what it saw into #result and sets the title.
+// browserPage is the page under debug. A classic inline script wraps fetch
+// (test instrumentation, not part of the helper) only to see each answer;
+// reading an answer cross-origin is itself proof that the service's CORS
+// headers worked. The page's module, app.mjs, imports the rendered helper
+// module (agent_debug_log.mjs, its export included, served beside it), logs
+// probe calls of every kind, then waits until the helper's background
+// batches have been answered and writes what it saw into #result.
 const browserPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>loading</title></head>
 <body><pre id="result"></pre>
@@ -37,28 +39,61 @@ globalThis.fetch = (url, init) => {
     (e) => { seen.errors.push(String(e)); throw e; });
 };
 </script>
+<script type="module" src="/app.mjs"></script>
+</body></html>
+`
+
+// browserApp is the page's module; each call is on a line of its own so its
+// location can be checked (@LINE:name@ marks them).
+const browserApp = `@IMPORT@
+agentLog("H-nested", "call nested", () => ({ a: { b: [1, 2.5, { c: null }] }, ok: true, n: -7 })); // @LINE:nested@
+agentLog("H-strings", "call strings", () => ({ s: @TRICKY@ })); // @LINE:strings@
+agentLog("H-secret", "call secret", () => ({ password: "hunter2", apiToken: "t0k3n", user: "ann" })); // @LINE:secret@
+agentLog("H-throws", "call throws", () => ({ x: undefinedVariable.y })); // @LINE:throws@
+for (let i = 0; i < @LOOP@; i++) agentLog("H-loop", "call loop", () => ({ i })); // @LINE:loop@
+await new Promise((r) => setTimeout(r, 0)); // a later turn of the event loop, as in a real page
+agentLog("H-later", "call later", () => ({ origin: location.origin })); // @LINE:later@
+const want = @WANT@;
+const accepted = () => seen.answers.reduce((n, a) => n + ((a.body && a.body.accepted) || 0), 0);
+for (let waited = 0; accepted() < want && seen.errors.length === 0 && waited < 5000; waited += 20) {
+  await new Promise((r) => setTimeout(r, 20));
+}
+document.getElementById("result").textContent = JSON.stringify(seen);
+document.title = "done";
+`
+
+// browserClosing runs in a window that browserOpener opened. It logs one
+// event, lets the helper start sending it (the first request, after its
+// CORS preflight), logs more while that one is in flight, and closes its
+// window in the same task, as a test harness closes a page right after the
+// step it wanted: the request in flight fails in the page, and what the
+// helper still has queued must go out as the page is hidden and unloaded.
+const browserClosing = `@IMPORT@
+agentLog("H-nested", "call nested", () => ({ a: { b: [1, 2.5, { c: null }] }, ok: true, n: -7 })); // @LINE:nested@
+await null; // the helper's first batch is now in flight
+for (let i = 0; i < @LOOP@; i++) agentLog("H-loop", "call loop", () => ({ i, pad: "x".repeat(200) })); // @LINE:loop@
+window.close();
+`
+
+// browserOpener opens the page under debug, then waits until it is closed
+// and the service has stored what it logged (the test server asks the
+// service), so the browser does not exit while the closed page's keepalive
+// requests are in flight.
+const browserOpener = `<!doctype html>
+<html><head><meta charset="utf-8"><title>opener</title></head><body>
+<pre id="result"></pre>
 <script>
-@HELPER@
-</script>
-<script>
+const page = window.open("/", "debugged");
 (async () => {
-  agentLog("H-nested", "page.html:1", "call nested", () => ({ a: { b: [1, 2.5, { c: null }] }, ok: true, n: -7 }));
-  agentLog("H-strings", "page.html:2", "call strings", () => ({ s: @TRICKY@ }));
-  agentLog("H-secret", "page.html:3", "call secret", () => ({ password: "hunter2", apiToken: "t0k3n", user: "ann" }));
-  agentLog("H-throws", "page.html:4", "call throws", () => ({ x: undefinedVariable.y }));
-  for (let i = 0; i < @LOOP@; i++) agentLog("H-loop", "page.html:5", "call loop", () => ({ i }));
-  await new Promise((r) => setTimeout(r, 0)); // a later turn of the event loop, as in a real page
-  agentLog("H-later", "page.html:6", "call later", () => ({ origin: location.origin }));
-  const want = @WANT@;
-  const accepted = () => seen.answers.reduce((n, a) => n + ((a.body && a.body.accepted) || 0), 0);
-  for (let waited = 0; accepted() < want && seen.errors.length === 0 && waited < 5000; waited += 20) {
-    await new Promise((r) => setTimeout(r, 20));
+  let n = 0;
+  for (let waited = 0; waited < 8000 && (n < @WANT@ || !page.closed); waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+    n = Number(await (await fetch("/stored")).text());
   }
-  document.getElementById("result").textContent = JSON.stringify(seen);
+  document.getElementById("result").textContent = "closed: " + page.closed;
   document.title = "done";
 })();
-</script>
-</body></html>
+</script></body></html>
 `
 
 // browserLoop is how many events the page sends from one synchronous loop
@@ -79,10 +114,12 @@ func chromiumArgs(profile, netlog, url string, extra ...string) []string {
 	return append(append(args, extra...), url)
 }
 
-// TestBrowserCrossOriginIngest proves the JavaScript HTTP helper works from
-// a real browser page on another origin: the page is served from one
+// TestBrowserCrossOriginIngest proves the JavaScript HTTP helper module works
+// from a real browser page on another origin: the page is served from one
 // 127.0.0.1 port and posts application/x-ndjson to the Ingest URL on another,
-// which needs a CORS preflight the service must answer.
+// which needs a CORS preflight the service must answer. Each event's
+// location is the module's URL and line, which the service stores as the
+// module's path in the project (app.mjs:N).
 //
 // "public-page" also makes Chromium treat the page's server as a public
 // address, so its posts to loopback go through Local Network Access (the
@@ -98,41 +135,118 @@ func TestBrowserCrossOriginIngest(t *testing.T) {
 	t.Run("public-page", func(t *testing.T) { runBrowserPage(t, true) })
 }
 
-func runBrowserPage(t *testing.T, public bool) {
-	e := NewEnv(t)
-	s := e.Create()
-	helper := e.MustRun("template", "--language", "javascript", "--ingest", "http", "--section", "helper", "--session", s.SessionID)
-	if !strings.Contains(helper, s.IngestURL) {
-		t.Fatalf("helper does not carry the Ingest URL %s:\n%s", s.IngestURL, helper)
+// browserSite is a page's project folder and the server that serves it.
+type browserSite struct {
+	e          *Env
+	s          Session
+	dir, url   string
+	want       int
+	lines      map[string]string // call name → the location its events must carry
+	pageOrigin string
+}
+
+// newBrowserSite writes the app module (with the helper's import and each
+// call's line recorded) and the helper module into a project folder, creates
+// the session with that folder as its root, and serves it.
+//
+// slow, when set, makes the page post to a relay on a third origin that
+// answers the CORS preflight as the service does and holds each post that
+// long before passing it to the Ingest URL: a request in flight is then
+// certainly still in flight when the page goes away.
+func newBrowserSite(t *testing.T, app string, want int, slow time.Duration) *browserSite {
+	t.Helper()
+	b := &browserSite{e: NewEnv(t), dir: t.TempDir(), want: want, lines: map[string]string{}}
+	b.s = b.e.CreateAt(b.dir)
+	var tmpl renderedTemplate
+	b.e.JSON(&tmpl, "template", "--language", "javascript", "--ingest", "http", "--session", b.s.SessionID)
+	if tmpl.Placement.Helper != "own-file" || tmpl.Placement.HelperFile != "agent_debug_log.mjs" || !strings.Contains(tmpl.Helper, "export function agentLog") {
+		t.Fatalf("the browser helper is not a module of its own with its export: %+v", tmpl.Placement)
 	}
-	if strings.Contains(strings.ToLower(helper), "</script") {
-		t.Fatal("the helper cannot be pasted into an inline <script>: it contains </script")
+	if !strings.Contains(tmpl.Helper, b.s.IngestURL) {
+		t.Fatalf("helper does not carry the Ingest URL %s", b.s.IngestURL)
+	}
+	if slow > 0 {
+		relay := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			if r.Method == http.MethodOptions {
+				w.Header().Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+				w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			body, _ := io.ReadAll(r.Body)
+			time.Sleep(slow)
+			resp, err := http.Post(b.s.IngestURL, r.Header.Get("Content-Type"), bytes.NewReader(body))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			w.WriteHeader(resp.StatusCode)
+			io.Copy(w, resp.Body)
+		}))
+		t.Cleanup(relay.Close)
+		tmpl.Helper = strings.ReplaceAll(tmpl.Helper, b.s.IngestURL, relay.URL+"/ingest")
 	}
 	tricky, _ := json.Marshal(trickyString)
-	want := 5 + browserLoop
-	page := strings.NewReplacer("@HELPER@", helper, "@TRICKY@", string(tricky),
-		"@LOOP@", fmt.Sprint(browserLoop), "@WANT@", fmt.Sprint(want)).Replace(browserPage)
-
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r) // favicon and the like
-			return
+	app = strings.NewReplacer("@IMPORT@\n", tmpl.Import, "@TRICKY@", string(tricky),
+		"@LOOP@", fmt.Sprint(browserLoop), "@WANT@", fmt.Sprint(want)).Replace(app)
+	for i, l := range strings.Split(app, "\n") {
+		if m := regexp.MustCompile(`// @LINE:([a-z]+)@$`).FindStringSubmatch(l); m != nil {
+			b.lines[m[1]] = fmt.Sprintf("app.mjs:%d", i+1)
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, page)
-	}))
-	defer srv.Close()
-	pageOrigin := srv.URL // http://127.0.0.1:<port>, another port than the service's
-	if strings.HasPrefix(s.IngestURL, pageOrigin+"/") {
-		t.Fatalf("page origin %s is the Ingest URL's own origin", pageOrigin)
 	}
+	files := map[string]string{"app.mjs": app, "agent_debug_log.mjs": tmpl.Helper}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(b.dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opener := strings.ReplaceAll(browserOpener, "@WANT@", fmt.Sprint(want))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, browserPage)
+		case "/opener.html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, opener)
+		case "/stored": // what the service has stored so far
+			out, _ := exec.Command(binary, "status", "--session", b.s.SessionID, "--json").Output()
+			var st struct {
+				Result struct {
+					Events int `json:"events"`
+				} `json:"result"`
+			}
+			json.Unmarshal(out, &st)
+			fmt.Fprint(w, st.Result.Events)
+		default:
+			src, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
+			if !ok {
+				http.NotFound(w, r) // favicon and the like
+				return
+			}
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			fmt.Fprint(w, src)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	b.pageOrigin = srv.URL // http://127.0.0.1:<port>, another port than the service's
+	if strings.HasPrefix(b.s.IngestURL, b.pageOrigin+"/") {
+		t.Fatalf("page origin %s is the Ingest URL's own origin", b.pageOrigin)
+	}
+	return b
+}
 
+// chromium opens the site's path in headless Chromium and returns the DOM it
+// ended with and the network log's path.
+func (b *browserSite) chromium(t *testing.T, path string, extra ...string) (string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	profile, netlog := filepath.Join(dir, "profile"), filepath.Join(dir, "netlog.json")
-	var extra []string
-	if public {
-		extra = append(extra, "--ip-address-space-overrides="+strings.TrimPrefix(pageOrigin, "http://")+"=public")
-		prefs := fmt.Sprintf(`{"profile":{"content_settings":{"exceptions":{"loopback_network":{%q:{"setting":1}}}}}}`, pageOrigin+",*")
+	if len(extra) > 0 && extra[0] == "public" {
+		extra = []string{"--ip-address-space-overrides=" + strings.TrimPrefix(b.pageOrigin, "http://") + "=public"}
+		prefs := fmt.Sprintf(`{"profile":{"content_settings":{"exceptions":{"loopback_network":{%q:{"setting":1}}}}}}`, b.pageOrigin+",*")
 		if err := os.MkdirAll(filepath.Join(profile, "Default"), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -142,23 +256,69 @@ func runBrowserPage(t *testing.T, public bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "chromium", chromiumArgs(profile, netlog, pageOrigin+"/", extra...)...)
+	cmd := exec.CommandContext(ctx, "chromium", chromiumArgs(profile, netlog, b.pageOrigin+path, extra...)...)
 	cmd.Env = append(os.Environ(), "HOME="+dir) // nothing of the user's profile or caches
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	began := time.Now()
-	start := began.UnixMilli()
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium: %v\nstderr: %s", err, stderr.String())
 	}
-	end := time.Now().UnixMilli()
 	t.Logf("chromium ran for %s", time.Since(began).Round(time.Millisecond))
-
-	// What the page saw.
 	dom := stdout.String()
 	if !strings.Contains(dom, "<title>done</title>") {
 		t.Fatalf("the page did not finish (title not done); dom:\n%s\nstderr:\n%s", dom, stderr.String())
 	}
+	return dom, netlog
+}
+
+// stored checks what the service stored: want events, each at its call's
+// location, and returns them by hypothesis.
+func (b *browserSite) stored(t *testing.T, start, end int64) map[string][]map[string]any {
+	t.Helper()
+	byHyp := map[string][]map[string]any{}
+	evs := b.e.Logged(b.s.SessionID)
+	for _, ev := range evs {
+		h, _ := ev["hypothesisId"].(string)
+		name := strings.TrimPrefix(h, "H-")
+		byHyp[h] = append(byHyp[h], ev)
+		ts, _ := ev["timestamp"].(float64)
+		if int64(ts) < start-2000 || int64(ts) > end+2000 {
+			t.Errorf("timestamp %v is not epoch milliseconds of the run (%d–%d)", ev["timestamp"], start, end)
+		}
+		if ev["message"] != "call "+name || ev["location"] != b.lines[name] {
+			t.Errorf("event fields not as called (want location %s): %v", b.lines[name], ev)
+		}
+	}
+	if len(evs) != b.want {
+		t.Errorf("%d events stored, want %d", len(evs), b.want)
+	}
+	got := map[float64]int{}
+	for _, ev := range byHyp["H-loop"] {
+		d, _ := ev["data"].(map[string]any)
+		i, _ := d["i"].(float64)
+		got[i]++
+	}
+	for i := 0; i < browserLoop; i++ {
+		if got[float64(i)] != 1 {
+			t.Errorf("loop event i=%d stored %d times, want once", i, got[float64(i)])
+		}
+	}
+	return byHyp
+}
+
+func runBrowserPage(t *testing.T, public bool) {
+	want := 5 + browserLoop
+	b := newBrowserSite(t, browserApp, want, 0)
+	var extra []string
+	if public {
+		extra = []string{"public"}
+	}
+	start := time.Now().UnixMilli()
+	dom, netlog := b.chromium(t, "/", extra...)
+	end := time.Now().UnixMilli()
+
+	// What the page saw.
 	m := regexp.MustCompile(`(?s)<pre id="result">(.*?)</pre>`).FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("no #result in the dom:\n%s", dom)
@@ -199,28 +359,10 @@ func runBrowserPage(t *testing.T, public bool) {
 	t.Logf("the page saw %d events accepted in %d requests", accepted, len(seen.Answers))
 
 	// What the browser did on the wire.
-	checkNetLog(t, netlog, s.IngestURL, pageOrigin, public)
+	checkNetLog(t, netlog, b.s.IngestURL, b.pageOrigin, public)
 
 	// What the service stored.
-	var logs struct {
-		Events []map[string]any `json:"events"`
-	}
-	e.JSON(&logs, "logs", "--session", s.SessionID, "--limit", "1000")
-	byHyp := map[string][]map[string]any{}
-	for _, ev := range logs.Events {
-		h, _ := ev["hypothesisId"].(string)
-		byHyp[h] = append(byHyp[h], ev)
-		ts, _ := ev["timestamp"].(float64)
-		if int64(ts) < start-2000 || int64(ts) > end+2000 {
-			t.Errorf("timestamp %v is not epoch milliseconds of the run (%d–%d)", ev["timestamp"], start, end)
-		}
-		if ev["message"] != "call "+strings.TrimPrefix(h, "H-") || !strings.HasPrefix(fmt.Sprint(ev["location"]), "page.html:") {
-			t.Errorf("event fields not as called: %v", ev)
-		}
-	}
-	if len(logs.Events) != want {
-		t.Errorf("%d events stored, want %d", len(logs.Events), want)
-	}
+	byHyp := b.stored(t, start, end)
 	for _, name := range []string{"nested", "strings", "secret", "throws", "later"} {
 		evs := byHyp["H-"+name]
 		if len(evs) != 1 {
@@ -228,37 +370,39 @@ func runBrowserPage(t *testing.T, public bool) {
 			continue
 		}
 		if name == "later" {
-			if d := evs[0]["data"]; !reflect.DeepEqual(d, map[string]any{"origin": pageOrigin}) {
-				t.Errorf("call later: data %v, want the page's origin %s", d, pageOrigin)
+			if d := evs[0]["data"]; !reflect.DeepEqual(d, map[string]any{"origin": b.pageOrigin}) {
+				t.Errorf("call later: data %v, want the page's origin %s", d, b.pageOrigin)
 			}
 			continue
 		}
 		checkTemplateData(t, name, evs, 1)
 	}
-	got := map[float64]int{}
-	for _, ev := range byHyp["H-loop"] {
-		d, _ := ev["data"].(map[string]any)
-		i, _ := d["i"].(float64)
-		got[i]++
-	}
-	for i := 0; i < browserLoop; i++ {
-		if got[float64(i)] != 1 {
-			t.Errorf("loop event i=%d stored %d times, want once", i, got[float64(i)])
-		}
-	}
-	if n := len(byHyp["H-loop"]); n != browserLoop {
-		t.Errorf("loop: %d events stored, want %d", n, browserLoop)
-	}
-
 	var status struct {
 		Events         int `json:"events"`
 		RejectedEvents int `json:"rejectedRecords"`
 		RedactedEvents int `json:"redactedEvents"`
 	}
-	e.JSON(&status, "status", "--session", s.SessionID)
+	b.e.JSON(&status, "status", "--session", b.s.SessionID)
 	if status.RejectedEvents != 0 || status.Events != want || status.RedactedEvents != 1 {
 		t.Errorf("status: %+v, want %d events, 0 rejected, 1 redacted (the secret)", status, want)
 	}
+}
+
+// TestBrowserPageClosedRightAfterLogging: a page closed right after it
+// logged (its first request still in flight, after a CORS preflight, the
+// rest queued behind it) has every event stored: the helper sends what is
+// queued as keepalive requests when the page is hidden and unloaded.
+func TestBrowserPageClosedRightAfterLogging(t *testing.T) {
+	requireRuntimes(t, []string{"chromium"})
+	t.Parallel()
+	b := newBrowserSite(t, browserClosing, 1+browserLoop, 500*time.Millisecond)
+	start := time.Now().UnixMilli()
+	dom, _ := b.chromium(t, "/opener.html", "--disable-popup-blocking")
+	end := time.Now().UnixMilli()
+	if !strings.Contains(dom, "closed: true") {
+		t.Fatalf("the page under debug was not closed:\n%s", dom)
+	}
+	b.stored(t, start, end)
 }
 
 // checkNetLog asserts, from Chromium's own network log, that the browser sent

@@ -12,7 +12,7 @@ const env = g.process?.env ?? {}, page = typeof g.document === "object";
 const url = env["AGENT_DEBUG_MODE_INGEST_URL"] || "__INGEST_URL__", cap = Number(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"]) || 10000;
 const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
 const queue: string[] = [], sent = new Map<string, number>(), held = new Map<string, [string, number]>(), proc = `${g.process?.pid ?? 0}-${Date.now()}`;
-let sending = false, dropped = 0; // one batch in flight at a time
+let sending = false, dropped = 0, failed = 0; // one batch in flight at a time; when the last one failed
 const serialize = (value: unknown): string => {
   const seen = new WeakSet<object>();
   try {
@@ -34,7 +34,8 @@ const take = (): string => { // as many queued events as fit in one body
 const post = (body: string): Promise<unknown> => g.fetch!(url, { method: "POST", body, keepalive: body.length < 60000, headers: { "Content-Type": "application/x-ndjson" } });
 const send = (): void => {
   if (queue.length === 0 || typeof g.fetch !== "function") { sending = false; return; }
-  try { post(take()).then(send, () => { queue.length = 0; sending = false; }); } catch { queue.length = 0; sending = false; } // unreachable: drop, never stall
+  const fail = (): void => { sending = false; if (page) failed = Date.now(); else queue.length = 0; }; // a page keeps its queue for pagehide; Node drops it
+  try { post(take()).then(send, fail); } catch { fail(); }
 };
 const last = (): void => { // the held-back counts, then everything queued, as keepalive requests that outlive the page
   if (dropped) queue.push(`{"hypothesisId":"agentDebug","location":"agentLog","message":"events dropped: queue full","data":{"agentDebugDropped":${dropped}},"timestamp":${Date.now()}}`), dropped = 0;
@@ -73,7 +74,7 @@ export function agentLog(hypothesisId: string, message: string, data?: () => unk
     if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
     if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
     queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
-    if (!sending) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
+    if (!sending && Date.now() - failed > 1000) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
   } catch { /* never break the program */ }
 }
 // #endregion
