@@ -73,9 +73,11 @@ func TestDemo(t *testing.T) {
 		"== 1. Build debug-mode",
 		"$ python3 report.py\n2026-11 revenue: 1,200.20 USD\n",
 		"$ debug-mode create\nSESSION CREATED\n",
-		" > agent_debug_log.py\n",
-		"PROBES 5 regions in 2 files",
-		"Events      52 events (H1 17, H2 17, H3 18)\n",
+		"--section import --session ",
+		"# region agent log helper\ntry: import importlib.util",
+		"PROBES 4 regions in 1 file",
+		"report.py:12-15  helper ",
+		"Events        52 events (H1 17, H2 17, H3 18)\n",
 		"\nSEQ  TIME          HYP  LOCATION      MESSAGE                    DATA\n",
 		`{"amount":"59.00","currency":"EUR","seq":33,"usd":"63.72"}`,
 		`{"amount":"129.00","id":"T-1002","net":"64.50","refund":"64.50","seq":5}`,
@@ -87,42 +89,44 @@ func TestDemo(t *testing.T) {
 		"Events         52 events (every stored event of the cycle)",
 		"Source         3 of 3 locations looked at (±8 lines): 3 complete; no bound reached\n",
 		" --seq 34 --rel source\nFOLLOW SEQ 34 source · complete · capture c-",
-		"report.py lines 57–73 of 75 (event at line 65)\n",
-		`>65          agent_log("H3", "report.py:65", "order assigned to a month"`,
+		"report.py lines 58–74 of 76 (event at line 66)\n",
+		`>66          agent_log("H3", "order assigned to a month"`,
 		"+        if stamp < 10**11:",
 		"$ debug-mode reset --session ",
 		"Cycle        2 (sequence restarts at 1",
 		"2026-11 revenue: 1,280.34 USD\n",
-		"Events      54 events (H1 18, H2 18, H3 18)\n",
+		"Events        54 events (H1 18, H2 18, H3 18)\n",
 		"$ debug-mode diff --session ",
 		"Whole comparison: every event of both sides was compared.\n",
 		// Aligned by data: the one real change, the two events the fix
 		// added, and nothing else.
-		"Groups (hypothesis, location, message): 3: 1 with changed data (1 value), 2 with another event count.\n" +
+		// The fix added three lines above every probe, and each helper
+		// names its own line: every group moved, and is still paired.
+		"Groups (hypothesis, location, message): 3: 1 with changed data (1 value), 2 with another event count, 3 moved to another line.\n" +
 			"Events, aligned by data within each group: 51 the same, 1 changed, 0 only before, 2 only after.\n",
-		// The first divergence is within one group, the same event.
-		"First divergence at event 34 in logs order: H3 report.py:65 order assigned to a month, the same event with different data:\n" +
+		// The first divergence is within one group, the same event. The fix
+		// added three lines above every probe, and each helper names its
+		// own line: every group moved, and is still paired.
+		"First divergence at event 34 in logs order: H3 report.py:66 → report.py:69 order assigned to a month, the same event with different data:\n" +
 			`  before  SEQ 34  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
 			`  after   SEQ 34  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
-		"changed  18      18     H3   report.py:65  order assigned to a month\n" +
-			"count    17      18     H1   report.py:44  amount converted to USD\n" +
-			"count    17      18     H2   report.py:52  refund subtracted\n",
+		"changed  18      18     H3   report.py:66 → report.py:69  order assigned to a month\n" +
+			"count    17      18     H1   report.py:45 → report.py:48  amount converted to USD\n" +
+			"count    17      18     H2   report.py:53 → report.py:56  refund subtracted\n",
 		// Each changed field with its value before and after, whole.
 		"\nChanged values (aligned events of a group whose data differ):\n" +
-			"  H3 report.py:65 order assigned to a month  SEQ 34 → SEQ 34\n" +
+			"  H3 report.py:66 order assigned to a month  SEQ 34 → SEQ 34\n" +
 			`    .created  "1970-01-21T18:48:09.840000+00:00" → "2026-11-26T10:44:00+00:00"` + "\n" +
 			`    .month    "1970-01" → "2026-11"` + "\n",
 		"\nEvents on one side only (removed or added within a group):\n" +
-			`  H1 report.py:44 amount converted to USD: only after  SEQ 36 {"amount":"74.20","currency":"EUR","usd":"80.14"}` + "\n" +
-			`  H2 report.py:52 refund subtracted: only after  SEQ 35 {"id":"A-1012","amount":"74.20","refund":"0","net":"74.20"}` + "\n",
+			`  H1 report.py:45 amount converted to USD: only after  SEQ 36 {"amount":"74.20","currency":"EUR","usd":"80.14"}` + "\n" +
+			`  H2 report.py:53 refund subtracted: only after  SEQ 35 {"id":"A-1012","amount":"74.20","refund":"0","net":"74.20"}` + "\n",
 		"H3: 18 events on both sides and one changed value: SEQ 34, order A-1012, 1970-01 before, 2026-11 now.\n",
 		"H1's new event, SEQ 36, is 74.20 EUR = 80.14 USD: exactly the missing amount. Nothing else changed.\n",
 		`[{"month":"2026-11","orders":18}]` + "\n",
-		"REMOVE (dry run: nothing written) 5 regions",
-		"REMOVED 5 regions, 45 lines from 2 files",
-		// One command: the emptied helper module is deleted, and the proof
-		// --check gives ends it.
-		"\nDeleted agent_debug_log.py: nothing but white space was left.\n",
+		"REMOVE (dry run: nothing written) 4 regions",
+		"REMOVED 4 regions, 13 lines from 1 file",
+		// One command, and the proof --check gives ends it.
 		"\nCHECK passed: no agent log region or broken marker remains.\n",
 		"$ debug-mode probes --check\nPROBES none",
 		"CHECK passed: no agent log region or broken marker remains.\n",

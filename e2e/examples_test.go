@@ -165,9 +165,11 @@ func TestExampleTypeScript(t *testing.T) {
 
 	e := NewEnv(t)
 	s := e.Create()
-	helper := e.MustRun("template", "--language", "typescript", "--ingest", "http", "--section", "helper", "--session", s.SessionID)
-	edit(t, mainTs, "import { exportText } from \"./export\";\n", "import { exportText } from \"./export\";\n"+helper)
-	call := e.MustRun("template", "--language", "typescript", "--ingest", "http", "--section", "call")
+	// A Node program: the helper stays outside the project; main.ts gets
+	// its import line.
+	imp := e.MustRun("template", "--language", "typescript", "--ingest", "file", "--section", "import", "--session", s.SessionID)
+	edit(t, mainTs, "import { exportText } from \"./export\";\n", "import { exportText } from \"./export\";\n"+imp)
+	call := e.MustRun("template", "--language", "typescript", "--ingest", "file", "--section", "call")
 	// H1: the decoy, the percentile rank. H2: what the sort produced.
 	probe(t, mainTs, "src/main.ts", "  const p50 = percentile(sorted, 50);\n", call, "H2", "durations sorted",
 		`{ endpoint, sorted, types: [...new Set(sorted.map((d) => typeof d))] }`)

@@ -254,6 +254,26 @@ func TestHelperCapAndHeldBack(t *testing.T) {
 			if n := len(e.Logged(s.SessionID)); n != 0 {
 				t.Errorf("%d events reached the session's own Append Path; the environment's path must win", n)
 			}
+
+			// Without the environment, the import line binds the session's
+			// cap and Append Path, and status counts the held-back events
+			// at the root-relative location.
+			e2 := NewEnv(t)
+			var s2 Session
+			e2.JSON(&s2, "create", "--root", root, "--max-per-location", "10")
+			writeProject(t, root, importFor(t, e2, lang, "file", s2.SessionID), map[string]string{p.file: p.src})
+			runIn(t, root, nil, p.run...)
+			var st struct {
+				Events   int64 `json:"events"`
+				HeldBack []struct {
+					Location string `json:"location"`
+					Count    int64  `json:"count"`
+				} `json:"heldBack"`
+			}
+			e2.JSON(&st, "status", "--session", s2.SessionID)
+			if st.Events != 13 || len(st.HeldBack) != 1 || st.HeldBack[0].Location != where["H1"] || st.HeldBack[0].Count != 15 {
+				t.Errorf("with the session's cap of 10: %d events, held back %+v; want 13 events and 15 held back at %s", st.Events, st.HeldBack, where["H1"])
+			}
 		})
 	}
 }

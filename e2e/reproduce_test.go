@@ -177,17 +177,19 @@ func TestReproduceNodeHTTPHelper(t *testing.T) {
 	e := NewEnv(t)
 	s := e.Create()
 	dir := t.TempDir()
+	// The http helper is a module of its own that the program imports.
 	helper := e.MustRun("template", "--language", "javascript", "--ingest", "http", "--section", "helper", "--session", s.SessionID)
-	program := helper + `
-const { fork } = require("node:child_process");
+	imp := e.MustRun("template", "--language", "javascript", "--ingest", "http", "--section", "import")
+	program := imp + `import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 const role = process.argv[2] ?? "parent";
 const n = role === "parent" ? 3000 : 2000;
-for (let i = 0; i < n; i++) agentLog(role === "parent" ? "H1" : "H2", "prog.cjs:5", "item", () => ({ i, role }));
-if (role === "parent") fork(__filename, ["child"]);
+for (let i = 0; i < n; i++) agentLog(role === "parent" ? "H1" : "H2", "item", () => ({ i, role }));
+if (role === "parent") fork(fileURLToPath(import.meta.url), ["child"]);
 console.log(role + " queued " + n);
 `
-	writeFiles(t, dir, map[string]string{"prog.cjs": program})
-	rep := e.reproduce(dir, 0, "--session", s.SessionID, "--", "node", "prog.cjs")
+	writeFiles(t, dir, map[string]string{"prog.mjs": program, "agent_debug_log.mjs": helper})
+	rep := e.reproduce(dir, 0, "--session", s.SessionID, "--", "node", "prog.mjs")
 	if rep.Run.ExitCode != 0 || rep.Evidence.Events != 5000 || rep.Evidence.Rejected != 0 {
 		t.Fatalf("report %+v, want 5000 events", rep)
 	}

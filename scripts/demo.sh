@@ -60,11 +60,6 @@ step "3. Create a session: one debugging investigation"
 show debug-mode create | tee "$work/create.txt"
 id=$(sed -n 's/^Session ID *//p' "$work/create.txt")
 
-step "4. Write the helper straight into a file, with this session's Append Path filled in"
-say "One helper per program: a module of its own, imported once (in its own agent log region)."
-printf '$ debug-mode template --language python --ingest file --section helper --session %s > agent_debug_log.py\n' "$id"
-debug-mode template --language python --ingest file --section helper --session "$id" >agent_debug_log.py
-
 # edit FILE OLD NEW: replace the one occurrence of OLD (several lines allowed).
 edit() {
   local file=$1 old=$2 new=$3 text
@@ -72,7 +67,13 @@ edit() {
   [[ $text == *"$old"* ]] || { echo "demo: cannot find the text to replace in $file" >&2; exit 1; }
   printf '%s\n' "${text/"$old"/"$new"}" >"$file"
 }
-edit report.py $'from decimal import ROUND_HALF_UP, Decimal\n' $'from decimal import ROUND_HALF_UP, Decimal\n# region agent log\nfrom agent_debug_log import agent_log\n# endregion\n'
+
+step "4. Paste the helper's import into report.py, with this session's Append Path filled in"
+say "No helper file goes into the project: debug-mode keeps the helper in its own folder, and each"
+say "file with probes imports it with one line, in its own agent log region:"
+show debug-mode template --language python --ingest file --section import --session "$id"
+imp=$(debug-mode template --language python --ingest file --section import --session "$id")
+edit report.py $'from decimal import ROUND_HALF_UP, Decimal\n' $'from decimal import ROUND_HALF_UP, Decimal\n'"$imp"$'\n'
 
 step "5. Paste one probe per hypothesis from the call template"
 show debug-mode template --language python --ingest file --section call
@@ -80,15 +81,12 @@ call=$(debug-mode template --language python --ingest file --section call)
 
 # probe BEFORE HYP MESSAGE DATA: paste the call template into report.py above
 # the first line that reads BEFORE, indented like it, placeholders filled in.
-# The location is the call's own line, so the evidence points at it.
+# The helper records the call's own file and line, so the evidence points at it.
 probe() {
-  local before=$1 hyp=$2 msg=$3 data=$4 n offset indent block text
-  n=$(grep -n -m1 -F -- "$before" report.py | cut -d: -f1)
-  offset=$(printf '%s\n' "$call" | grep -n -m1 -F __LOCATION__ | cut -d: -f1)
+  local before=$1 hyp=$2 msg=$3 data=$4 indent block text
   indent=${before%%[! ]*}
   block=$call
   block=${block//__HYPOTHESIS_ID__/"$hyp"}
-  block=${block//__LOCATION__/"report.py:$((n + offset - 1))"}
   block=${block//__MESSAGE__/"$msg"}
   block=${block//__DATA_EXPRESSION__/"$data"}
   text=$(printf '%s\n' "$block" | sed "s/^/$indent/")
@@ -161,8 +159,8 @@ say "The report says 1,280.34 USD, the ledger's figure: the fix is proven by the
 step "11. Remove every probe, and prove it"
 show debug-mode probes --remove
 show debug-mode probes --remove --yes
-say "One command: the regions are gone, the helper module (nothing else was in it) is deleted,"
-say "and it ends with the same check probes --check gives, which needs no session:"
+say "One command: the regions are gone (the helper's import with them: no helper file is in the"
+say "project), and it ends with the same check probes --check gives, which needs no session:"
 show debug-mode probes --check
 say "What remains in the code is the fix alone:"
 show diff -u --label examples/python/report.py --label report.py "$repo/examples/python/report.py" report.py || true

@@ -10,6 +10,7 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
+	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 	"github.com/agentic-debug-mode/debug-mode/internal/templates"
 )
 
@@ -103,6 +104,7 @@ func (o *templateOptions) run() error {
 		t.Place(state)
 	}
 	res := templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema}
+	limit := int64(sessionenv.DefaultMaxPerLocation) // the cap a helper binds: the session's, when named
 	if o.session != "" {
 		id, err := sessionID(o.session)
 		if err != nil {
@@ -117,8 +119,12 @@ func (o *templateOptions) run() error {
 			return err
 		}
 		t.Fill(st.IngestURL, st.AppendPath)
+		if st.MaxPerLocation > 0 {
+			limit = st.MaxPerLocation
+		}
 		res.SessionID = id
 	}
+	t.SetCap(limit)
 	return o.printer().Result("template", res, func(w io.Writer) {
 		switch o.section {
 		case "helper":

@@ -36,7 +36,13 @@ type RegionEvidence struct {
 	NearestEvents int64        `json:"nearestEvents"` // of Events, those whose line is outside the region but nearest to it
 	Hypotheses    []LabelCount `json:"hypotheses"`
 	NeverFired    bool         `json:"neverFired"`
+	Helper        bool         `json:"helper,omitempty"` // a helper's region (its import, or the helper module): it fires nothing itself
 }
+
+// HelperLabel marks the region of a helper or its import ("agent log
+// helper"): such a region sends no events of its own, so it never counts
+// as one that never fired.
+const HelperLabel = "helper"
 
 // Link states of an unmatched location.
 const (
@@ -193,7 +199,10 @@ func JoinAt(root string, regions []Region, locs []LocationCount, drift int) Join
 			j.Regions[i].Hypotheses = append(j.Regions[i].Hypotheses, LabelCount{id, n})
 		}
 		sort.Slice(j.Regions[i].Hypotheses, func(a, b int) bool { return j.Regions[i].Hypotheses[a].ID < j.Regions[i].Hypotheses[b].ID })
-		if j.Regions[i].Events == 0 {
+		switch {
+		case j.Regions[i].Label == HelperLabel:
+			j.Regions[i].Helper = true
+		case j.Regions[i].Events == 0:
 			j.Regions[i].NeverFired = true
 			j.NeverFired++
 		}

@@ -180,3 +180,20 @@ func TestJoinAtRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinHelperRegion: a region labelled "helper" (an import, the helper
+// module) fires nothing itself and is never counted as never fired.
+func TestJoinHelperRegion(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"app.py": "# region agent log helper\nimport x\n# endregion\n" + pyRegion,
+	})
+	r, err := Scan(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := Join(r.Regions, nil, 0)
+	if len(j.Regions) != 2 || !j.Regions[0].Helper || j.Regions[0].NeverFired || !j.Regions[1].NeverFired || j.NeverFired != 1 {
+		t.Errorf("regions %+v, never fired %d; want the helper region marked helper, the probe never fired", j.Regions, j.NeverFired)
+	}
+}

@@ -146,3 +146,4 @@ func TestRemoveRefuses(t *testing.T) {
 		t.Error("Remove accepted a staged report")
 	}
 }
+

@@ -71,3 +71,28 @@ func TestLocationsNormalizedAtIngest(t *testing.T) {
 		t.Errorf("without a root: %+v, want the location as sent", locs.Locations)
 	}
 }
+
+// TestHeldBackLocationNormalized: a held-back record names its location as
+// the helper sent it (absolute); status lists it as the events show it.
+func TestHeldBackLocationNormalized(t *testing.T) {
+	st, _ := testStore(t)
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "app.py"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Create()
+	if err := s.SetProjectRoot(project); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"agentDebugHeldBack":{"hypothesisId":"H1","location":"` + project + `/app.py:3","count":15,"cap":10,"process":"42-1784313728231"}}` + "\n"
+	if _, _, err := s.IngestHTTP([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	stat, err := s.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stat.HeldBack) != 1 || stat.HeldBack[0].Location != "app.py:3" || stat.HeldBack[0].Count != 15 {
+		t.Errorf("held back %+v, want app.py:3 with 15", stat.HeldBack)
+	}
+}

@@ -18,7 +18,8 @@
 //     bound by the import line (the first binding in a process wins);
 //   - queues each serialized event in memory and delivers batches from the
 //     background (one write or request per batch), flushed at exit;
-//   - after the cap of events per location per process stops sending that
+//   - after the cap of events per location per process (bound by the
+//     import line, see SetCap) stops sending that
 //     location and, at exit, writes one line per capped location on the
 //     same transport: {"agentDebugHeldBack":{"hypothesisId":"H1",
 //     "location":"<location>","count":<held back>,"cap":<cap>,
@@ -35,6 +36,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -60,10 +62,6 @@ const (
 	OwnFile        = "own-file"        // only a file of its own works: Placement.HelperFile
 )
 
-// DefaultMaxPerLocation is the events one location sends per process
-// before the helper holds the rest back (bound by the import line; the
-// environment's AGENT_DEBUG_MODE_MAX_PER_LOCATION wins).
-const DefaultMaxPerLocation = 10000
 
 // Regions are the foldable markers around each inserted piece.
 type Regions struct {
@@ -306,4 +304,12 @@ func (t *Template) Place(stateRoot string) {
 func (t *Template) Fill(ingestURL, appendPath string) {
 	r := strings.NewReplacer("__INGEST_URL__", ingestURL, "__APPEND_PATH__", appendPath)
 	t.Helper, t.Import, t.Call = r.Replace(t.Helper), r.Replace(t.Import), r.Replace(t.Call)
+}
+
+// SetCap writes the cap of events per location per process (the session's,
+// or sessionenv.DefaultMaxPerLocation) where a helper binds it; the
+// environment's AGENT_DEBUG_MODE_MAX_PER_LOCATION still wins at run time.
+func (t *Template) SetCap(n int64) {
+	c := strconv.FormatInt(n, 10)
+	t.Helper, t.Import = strings.ReplaceAll(t.Helper, "__MAX_PER_LOCATION__", c), strings.ReplaceAll(t.Import, "__MAX_PER_LOCATION__", c)
 }

@@ -17,6 +17,10 @@ func TestHelpersWithinBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		tm.SetCap(123)
+		if strings.Contains(tm.Helper+tm.Import, "__MAX_PER_LOCATION__") || !strings.Contains(tm.Helper+tm.Import, "123") {
+			t.Errorf("%s/%s: SetCap did not bind the cap", c.lang, c.ingest)
+		}
 		src := tm.Helper
 		if tm.Placement.Helper == OutsideProject {
 			for _, l := range registry {

@@ -1,8 +1,8 @@
-// #region agent log
+// #region agent log helper
 // debug-mode probe helper: an ES module of its own (agent_debug_log.mjs) that each file with probes imports.
 // For browsers, and for Node, Deno or Bun where debug-mode's state directory is out of reach.
 const env = globalThis.process?.env ?? {}, page = typeof document === "object";
-const url = env.AGENT_DEBUG_MODE_INGEST_URL || "__INGEST_URL__", cap = Number(env.AGENT_DEBUG_MODE_MAX_PER_LOCATION) || 10000;
+const url = env.AGENT_DEBUG_MODE_INGEST_URL || "__INGEST_URL__", cap = Number(env.AGENT_DEBUG_MODE_MAX_PER_LOCATION) || __MAX_PER_LOCATION__;
 const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
 const queue = [], sent = new Map(), held = new Map(), proc = `${globalThis.process?.pid ?? 0}-${Date.now()}`;
 let sending = false, dropped = 0, failed = 0; // one batch in flight at a time; when the last one failed

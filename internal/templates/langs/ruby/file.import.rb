@@ -1,3 +1,3 @@
-# region agent log
-begin; require "__HELPER_PATH__"; AgentDebugMode.bind("__APPEND_PATH__", 10_000); rescue LoadError, StandardError; def agent_log(*, **); end; end # no helper file: probes do nothing
+# region agent log helper
+begin; require "__HELPER_PATH__"; AgentDebugMode.bind("__APPEND_PATH__", __MAX_PER_LOCATION__); rescue LoadError, StandardError; def agent_log(*, **); end; end # no helper file: probes do nothing
 # endregion

@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 // debug-mode probe helper: a module of its own (agent_debug_log.ts) that each file with probes imports.
 // For browsers, and for Node, Deno or Bun where debug-mode's state directory is out of reach.
 type CallSite = { getFileName(): string | null; getLineNumber(): number | null };
@@ -9,7 +9,7 @@ const g = globalThis as unknown as { // typed views of the runtime: needs neithe
   fetch?: (url: string, init: object) => Promise<unknown>;
 }, E = Error as unknown as { captureStackTrace?: (o: object, f: Function) => void; prepareStackTrace?: unknown; stackTraceLimit: number };
 const env = g.process?.env ?? {}, page = typeof g.document === "object";
-const url = env["AGENT_DEBUG_MODE_INGEST_URL"] || "__INGEST_URL__", cap = Number(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"]) || 10000;
+const url = env["AGENT_DEBUG_MODE_INGEST_URL"] || "__INGEST_URL__", cap = Number(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"]) || __MAX_PER_LOCATION__;
 const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
 const queue: string[] = [], sent = new Map<string, number>(), held = new Map<string, [string, number]>(), proc = `${g.process?.pid ?? 0}-${Date.now()}`;
 let sending = false, dropped = 0, failed = 0; // one batch in flight at a time; when the last one failed

@@ -1,3 +1,3 @@
-// #region agent log
+// #region agent log helper
 import { agentLog } from "./agent_debug_log.js";
 // #endregion
