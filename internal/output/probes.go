@@ -175,6 +175,8 @@ func probesJoined(w io.Writer, v ProbesView, scanned string) {
 		for _, x := range s.Regions {
 			ev := "never fired"
 			switch {
+			case x.Helper && x.Events == 0:
+				ev = "helper"
 			case x.Events > 0 && x.NearestEvents == x.Events:
 				ev = fmt.Sprintf("%d nearest", x.Events)
 			case x.NearestEvents > 0:
@@ -187,7 +189,7 @@ func probesJoined(w io.Writer, v ProbesView, scanned string) {
 		t.Flush()
 	}
 	if s.NeverFired > 0 {
-		fmt.Fprintf(w, "\nNEVER FIRED %d: the code did not run, the program was not rebuilt or restarted, or delivery failed (see debug-mode status --session %s). That is not evidence against a hypothesis. (A region that holds only the helper never fires by itself.)\n",
+		fmt.Fprintf(w, "\nNEVER FIRED %d: the code did not run, the program was not rebuilt or restarted, or delivery failed (see debug-mode status --session %s). That is not evidence against a hypothesis.\n",
 			s.NeverFired, s.SessionID)
 	}
 	if n := nearestTotal(s); n > 0 {

@@ -146,4 +146,3 @@ func TestRemoveRefuses(t *testing.T) {
 		t.Error("Remove accepted a staged report")
 	}
 }
-

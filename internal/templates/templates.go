@@ -62,7 +62,6 @@ const (
 	OwnFile        = "own-file"        // only a file of its own works: Placement.HelperFile
 )
 
-
 // Regions are the foldable markers around each inserted piece.
 type Regions struct {
 	Start string `json:"start"`
