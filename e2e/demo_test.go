@@ -107,7 +107,7 @@ func TestDemo(t *testing.T) {
 		// The first divergence is within one group, the same event. The fix
 		// added three lines above every probe, and each helper names its
 		// own line: every group moved, and is still paired.
-		"First divergence at event 34 in logs order: H3 report.py:66 → report.py:69 order assigned to a month, the same event with different data:\n" +
+		"First divergence at event 34 in logs order: H3 report.py:66 order assigned to a month, the same event with different data:\n" +
 			`  before  SEQ 34  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
 			`  after   SEQ 34  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
 		"changed  18      18     H3   report.py:66 → report.py:69  order assigned to a month\n" +
