@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     const s = rt.performance.now();
     for (let j = i; j < Math.min(n, i + burst); j++) {
       // #region agent log
-      agentLog(hyp, "bench/helpers/node/bench.ts:25", "cache lookup", () => ({ i: j, cacheKey: "cart:42", hit: j % 2 === 0 }));
+      agentLog(hyp, "cache lookup", () => ({ i: j, cacheKey: "cart:42", hit: j % 2 === 0 }));
       // #endregion
     }
     hot += rt.performance.now() - s;

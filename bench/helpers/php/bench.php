@@ -1,5 +1,5 @@
 <?php
-// Appended below the rendered PHP helper by bench/helpers (after its own
+// The PHP helper's import region goes in by bench/helpers (after its own
 // `<?php`): n calls in one process (the PHP CLI has no threads); prints
 // events, time inside the calls and wall time until shutdown has run.
 function bench_main(array $argv): void
@@ -9,7 +9,7 @@ function bench_main(array $argv): void
     $start = hrtime(true);
     for ($i = 0; $i < $n; $i++) {
         $t0 = hrtime(true);
-        agent_log($hyp, 'bench.php:12', 'cache lookup', fn () => ['worker' => 0, 'i' => $i, 'cacheKey' => "cart:$i", 'hit' => $i % 3 === 0]);
+        agent_log($hyp, 'cache lookup', fn () => ['worker' => 0, 'i' => $i, 'cacheKey' => "cart:$i", 'hit' => $i % 3 === 0]);
         $hot += hrtime(true) - $t0;
     }
     // Printed at the very end of shutdown, after the helper's own flush.

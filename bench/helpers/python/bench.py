@@ -1,4 +1,4 @@
-# Appended below the rendered Python helper by bench/helpers: n calls from 1
+# Appended below the Python helper's import region by bench/helpers: n calls from 1
 # or more threads; prints events, time inside the calls and wall time.
 import sys
 import threading
@@ -14,7 +14,7 @@ def _bench_main():
         spent = 0
         for i in range(per):
             t0 = time.perf_counter_ns()
-            agent_log(hyp, "bench.py:12", "cache lookup", lambda: {"worker": t, "i": i, "cacheKey": "cart:%d" % i, "hit": i % 3 == 0})
+            agent_log(hyp, "cache lookup", lambda: {"worker": t, "i": i, "cacheKey": "cart:%d" % i, "hit": i % 3 == 0})
             spent += time.perf_counter_ns() - t0
         hot[t] = spent
 

@@ -1,4 +1,4 @@
-# Appended below the rendered Ruby helper by bench/helpers: n calls from 1
+# Appended below the Ruby helper's import region by bench/helpers: n calls from 1
 # or more threads; prints events, time inside the calls and wall time.
 def bench_main
   n, threads, hyp = Integer(ARGV[0]), Integer(ARGV[1]), ARGV[2]
@@ -11,7 +11,7 @@ def bench_main
       spent = 0
       per.times do |i|
         t0 = clock.call
-        agent_log(hyp, "bench.rb:14", "cache lookup") { { "worker" => t, "i" => i, "cacheKey" => "cart:#{i}", "hit" => (i % 3).zero? } }
+        agent_log(hyp, "cache lookup") { { "worker" => t, "i" => i, "cacheKey" => "cart:#{i}", "hit" => (i % 3).zero? } }
         spent += clock.call - t0
       end
       hot[t] = spent

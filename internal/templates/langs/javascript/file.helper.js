@@ -7,9 +7,8 @@ const queue = [], sites = new Map(), sent = new Map(), held = new Map();
 const conf = { path: null, cap: 10000, process: `${process.pid}-${Date.now()}` };
 let queued = 0, timer = null;
 const flush = (extra = []) => { // one synchronous append per batch: nothing queued is lost at exit
-  clearTimeout(timer);
   const lines = queue.splice(0).concat(extra);
-  timer = null, queued = 0;
+  clearTimeout(timer), timer = null, queued = 0;
   if (lines.length) try { fs.appendFileSync(conf.path, lines.join(""), { mode: 0o600 }); } catch { /* lost, never the program */ }
 };
 const atExit = () => {
@@ -24,25 +23,26 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     if (process.listenerCount(signal) === 0) process.once(signal, () => { atExit(); if (process.listenerCount(signal) === 0) process.kill(process.pid, signal); });
   } catch { /* a worker thread: no signals */ }
 }
-// The caller's file:line, through the source map where Node has one (node --enable-source-maps).
+// The caller's file:line, through the source map where Node has one (node --enable-source-maps),
+// remembered per call site (file, then line and column) with its JSON text.
 const caller = () => {
   const prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, holder = {};
   try {
-    Error.prepareStackTrace = (_, calls) => calls;
-    Error.stackTraceLimit = 1;
+    Error.prepareStackTrace = (_, calls) => calls, Error.stackTraceLimit = 1;
     Error.captureStackTrace(holder, agentLog);
-    const call = holder.stack[0], key = `${call.getFileName()}:${call.getLineNumber()}:${call.getColumnNumber()}`;
-    let location = sites.get(key);
-    if (location === undefined) {
-      let file = call.getFileName() ?? "<anonymous>", line = call.getLineNumber();
+    const call = holder.stack[0], name = call.getFileName() ?? "<anonymous>", pos = call.getLineNumber() * 65536 + call.getColumnNumber();
+    const inFile = sites.get(name) ?? (sites.size < 10000 ? sites.set(name, new Map()).get(name) : new Map());
+    let site = inFile.get(pos);
+    if (site === undefined) {
+      let [file, line] = [name, call.getLineNumber()];
       const entry = findSourceMap?.(file)?.findEntry(line - 1, call.getColumnNumber() - 1);
       if (entry?.originalSource) [file, line] = [entry.originalSource, entry.originalLine + 1];
-      location = `${file.startsWith("file:") ? fileURLToPath(file) : file}:${line}`;
-      if (sites.size < 10000) sites.set(key, location);
+      inFile.set(pos, site = place(`${file.startsWith("file:") ? fileURLToPath(file) : file}:${line}`));
     }
-    return location;
+    return site;
   } finally { Error.prepareStackTrace = prepare; Error.stackTraceLimit = limit; }
 };
+const place = (location) => ({ location, json: JSON.stringify(location) });
 const serialize = (value) => {
   const seen = new WeakSet();
   try {
@@ -59,15 +59,15 @@ const serialize = (value) => {
 // agentLog(hypothesisId, message, () => data, location?): queues one event. Never throws.
 function agentLog(hypothesisId, message, data, location) {
   try {
-    location ??= caller();
-    const n = sent.get(location) ?? 0;
-    if (n >= conf.cap) { const h = held.get(location) ?? [String(hypothesisId), 0]; h[1]++; held.set(location, h); return; }
-    sent.set(location, n + 1);
+    const site = location === undefined ? caller() : place(String(location));
+    const n = sent.get(site.location) ?? 0;
+    if (n >= conf.cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0]; h[1]++; held.set(site.location, h); return; }
+    sent.set(site.location, n + 1);
     let value = data;
     try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
     let text = serialize(value);
     if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
-    const line = `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}\n`;
+    const line = `{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${site.json},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}\n`;
     queue.push(line);
     if ((queued += line.length) > maxQueued) flush(); // a loop that never yields: one write per MiB
     else if (!timer) timer = setTimeout(flush, 20).unref(); // the background writer: never keeps the process alive

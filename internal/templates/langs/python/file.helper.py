@@ -1,12 +1,13 @@
 # debug-mode probe helper, written by debug-mode (the same for every session). Each instrumented
 # module loads it once per process with its import line. Standard library only; never raises.
 import atexit, collections, json, os, signal, sys, threading, time
-
 MAX_DATA = 16000  # bytes of serialized data kept per event
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=lambda o: "<unserializable %s>" % type(o).__name__).encode
 _queue = collections.deque()  # serialized lines; append and popleft need no lock
 _io = threading.Lock()  # the writer's own: the writer thread and the exit flush take it, never a call
 _sites, _sent, _held = {}, {}, {}  # call site -> location; location -> events sent; location -> [hypothesis, held back]
 _conf = {"path": None, "cap": 10000, "writer": False, "process": ""}
+
 def _new_process():  # at load, and in the child of a fork: nothing inherited is sent twice
     _queue.clear(), _sent.clear(), _held.clear()
     _conf.update(writer=False, process="%d-%d" % (os.getpid(), time.time() * 1000))
@@ -57,16 +58,15 @@ def agent_log(hypothesis_id, message, data=None, location=None):
             except Exception as e:
                 data = {"agentDebugDataError": repr(e)[:200]}
         try:
-            text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=lambda o: "<unserializable %s>" % type(o).__name__)
+            text = _encode(data)
         except Exception as e:  # cycles, NaN, a failing __str__ ...
             text = json.dumps({"agentDebugUnserializable": str(e)[:200]})
         if len(text) > MAX_DATA:
             text = json.dumps({"agentDebugTruncated": True, "bytes": len(text), "preview": text[:1000]})
         _queue.append('{"hypothesisId":%s,"location":%s,"message":%s,"data":%s,"timestamp":%d}\n' % (json.dumps(str(hypothesis_id)),
                       json.dumps(str(location)), json.dumps(str(message)), text, time.time() * 1000))
-        if not _conf["writer"]:
-            _conf["writer"] = True
-            threading.Thread(target=_writer, name="agent-debug-mode", daemon=True).start()
+        if not _conf["writer"]:  # the background writer, started by the first event of a process
+            _conf["writer"] = threading.Thread(target=_writer, name="agent-debug-mode", daemon=True).start() or True
     except Exception:
         pass
 
