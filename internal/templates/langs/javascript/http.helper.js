@@ -4,7 +4,7 @@
 const env = globalThis.process?.env ?? {}, page = typeof document === "object";
 const url = env.AGENT_DEBUG_MODE_INGEST_URL || "__INGEST_URL__", cap = Number(env.AGENT_DEBUG_MODE_MAX_PER_LOCATION) || __MAX_PER_LOCATION__;
 const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
-const queue = [], sent = new Map(), held = new Map(), proc = `${globalThis.process?.pid ?? 0}-${Date.now()}`;
+const queue = [], sent = new Map(), held = new Map(), sites = new Map(), proc = `${globalThis.process?.pid ?? 0}-${Date.now()}`;
 let sending = false, dropped = 0, failed = 0; // one batch in flight at a time; when the last one failed
 const serialize = (value) => {
   const seen = new WeakSet();
@@ -40,33 +40,35 @@ if (page) {
   addEventListener("pagehide", close);
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") close(); });
 } else if (typeof globalThis.process?.on === "function") globalThis.process.on("beforeExit", () => { last(); if (!sending && queue.length) { sending = true; send(); } });
+const place = (location) => ({ location, json: JSON.stringify(location) });
 const caller = () => { // the caller's URL:line (a page's script URL; the service maps it into the project)
   if (typeof Error.captureStackTrace === "function") { // V8: Chrome, Edge, Node
     const prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, holder = {};
     try {
-      Error.prepareStackTrace = (_, calls) => calls;
-      Error.stackTraceLimit = 1;
+      Error.prepareStackTrace = (_, calls) => calls, Error.stackTraceLimit = 1;
       Error.captureStackTrace(holder, agentLog);
-      return `${holder.stack[0].getFileName()}:${holder.stack[0].getLineNumber()}`;
+      const c = holder.stack[0], name = String(c.getFileName()), pos = c.getLineNumber() * 65536 + c.getColumnNumber();
+      const inFile = sites.get(name) ?? (sites.size < 10000 ? sites.set(name, new Map()).get(name) : new Map());
+      return inFile.get(pos) ?? inFile.set(pos, place(`${name}:${c.getLineNumber()}`)).get(pos); // remembered per call site
     } finally { Error.prepareStackTrace = prepare; Error.stackTraceLimit = limit; }
   }
   const frame = (new Error().stack ?? "").split("\n").filter((l) => /:\d+:\d+\)?$/.test(l))[1] ?? ""; // Firefox, Safari: [0] is agentLog
   const m = /([^@\s(]+):(\d+):\d+\)?$/.exec(frame);
-  return m ? `${m[1]}:${m[2]}` : "unknown:1";
+  return place(m ? `${m[1]}:${m[2]}` : "unknown:1");
 };
 // agentLog(hypothesisId, message, () => data, location?): queues one event. Never throws.
 export function agentLog(hypothesisId, message, data, location) {
   try {
-    location ??= caller();
-    const n = sent.get(location) ?? 0;
-    if (n >= cap) { const h = held.get(location) ?? [String(hypothesisId), 0]; h[1]++; held.set(location, h); return; }
-    sent.set(location, n + 1);
+    const site = location === undefined ? caller() : place(String(location));
+    const n = sent.get(site.location) ?? 0;
+    if (n >= cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0]; h[1]++; held.set(site.location, h); return; }
+    sent.set(site.location, n + 1);
     let value = data;
     try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
     let text = serialize(value);
     if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
     if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
-    queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${JSON.stringify(String(location))},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
+    queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${site.json},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
     if (!sending && Date.now() - failed > 1000) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
   } catch { /* never break the program */ }
 }
