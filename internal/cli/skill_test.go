@@ -321,7 +321,7 @@ func checkMention(root *cobra.Command, words []string) string {
 				return err.Error()
 			}
 		}
-		if s, ok := values["section"]; ok && s != "helper" && s != "call" && s != "all" {
+		if s, ok := values["section"]; ok && s != "helper" && s != "import" && s != "call" && s != "all" {
 			return "--section " + s + " is not a section"
 		}
 	}
