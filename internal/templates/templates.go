@@ -2,32 +2,51 @@
 // supported language and transport: small, standard-library-only sources an
 // agent pastes into the program it debugs.
 //
-// Where a language can load code from an absolute path at run time, the
-// helper is not pasted at all: debug-mode keeps it in the state directory
-// (OutsideHelpers: helpers/<content hash>/<file>, the same for every
-// session) and the template's Import is the one guarded line each
-// instrumented file carries, with the helper's path and the session's
-// endpoint filled in. Such a helper
+// Where a language can load code from an absolute path at run time (Python,
+// Ruby, PHP, JavaScript and TypeScript on Node), the helper is not pasted at
+// all: debug-mode keeps it in the state directory (OutsideHelpers:
+// helpers/<content hash>/<file>, written by create and template, the same
+// for every session) and the template's Import is the one guarded region
+// each instrumented file carries, naming the helper by absolute path
+// (__HELPER_PATH__, see Place) and binding the session's endpoint and cap.
+// A language whose helper must stay in the project (a browser, a compiled
+// language) keeps Helper, pasted or saved as Placement.HelperFile
+// (own-file); a module's Import is then the line other files use to reach it.
 //
-//   - fills location itself from the caller's file and line (an absolute
-//     path, or what the runtime gives; the service makes it relative to the
-//     session's project root), so the call template has no __LOCATION__ and
-//     an explicit location is an optional last argument;
+// Every helper that names its own location (all but the compiled
+// languages, which follow the same rules as they are converted):
+//
+//   - fills location from the caller's file and line, sending an absolute
+//     path or what the runtime or compiler gives (a file:// or page URL,
+//     __FILE__ relative to the build folder, a package path): the service
+//     makes it relative to the session's project root in one place
+//     (internal/projectroot, applied at ingest), so helpers never compute
+//     relative paths. Its call template has no __LOCATION__ (the render lists
+//     only placeholders present, and the e2e test then also checks the exact
+//     line after lines are added above the probes); an explicit location is
+//     an optional last argument. Remember what the runtime lets you per call
+//     site, so a call costs microseconds.
 //   - reads AGENT_DEBUG_MODE_APPEND_PATH (AGENT_DEBUG_MODE_INGEST_URL for
-//     http) and AGENT_DEBUG_MODE_MAX_PER_LOCATION when set, else the values
-//     bound by the import line (the first binding in a process wins);
-//   - queues each serialized event in memory and delivers batches from the
-//     background (one write or request per batch), flushed at exit;
-//   - after the cap of events per location per process (bound by the
-//     import line, see SetCap) stops sending that
-//     location and, at exit, writes one line per capped location on the
-//     same transport: {"agentDebugHeldBack":{"hypothesisId":"H1",
+//     http) and AGENT_DEBUG_MODE_MAX_PER_LOCATION when set (reproduce sets
+//     them), else the values the template bound (__APPEND_PATH__ or
+//     __INGEST_URL__ through Fill, __MAX_PER_LOCATION__ through SetCap);
+//     where a process binds more than once, the first binding wins.
+//   - serializes and queues each event in memory, never taking a lock the
+//     program holds or making a system call in the call, and delivers
+//     batches from the background (one write or request per batch), flushed
+//     at exit and, where the runtime allows, on SIGTERM when the program has
+//     no handler of its own.
+//   - after the cap of events per location per process stops sending that
+//     location and, at exit, writes exactly one line per capped location on
+//     the same transport: {"agentDebugHeldBack":{"hypothesisId":"H1",
 //     "location":"<location>","count":<held back>,"cap":<cap>,
 //     "process":"<pid>-<start ms>"}}.
-//
-// A language whose helper must stay in the project (a browser, a compiled
-// language) keeps Helper, pasted or saved as Placement.HelperFile (own-file);
-// a module's Import is then the line other files use to reach it.
+//   - marks its own region (the import, or a helper module) "agent log
+//     helper" (probes.HelperLabel), so probes --session never reports it as
+//     a region that never fired; probes --remove --yes deletes a file left
+//     with nothing but it.
+//   - stays within 80 lines (TestHelpersWithinBudget lists the converted
+//     combinations) and is proven live in e2e/templates_*_test.go.
 package templates
 
 import (
