@@ -48,8 +48,8 @@ func (s *Session) setNormalizer(root string) {
 
 // normalizeLocations makes each accepted record's location (an event's, or
 // a held-back record's) relative to the project root: the one place
-// locations are normalized, for both transports, after validation and
-// outside the session lock.
+// locations are normalized, for both transports, after validation (outside
+// the session lock for HTTP bodies).
 func (s *Session) normalizeLocations(items []item, checked []checkedItem) {
 	n := s.locs.Load()
 	if n == nil {
