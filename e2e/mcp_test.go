@@ -139,7 +139,9 @@ func TestMCPInspector(t *testing.T) {
 		}
 	}
 
-	r := e.callTool(t, bin, "create")
+	// A project root of its own: the hand-written locations below must not
+	// match a file of this repository (the service would name that file).
+	r := e.callTool(t, bin, "create", "root="+t.TempDir())
 	var s Session
 	if err := json.Unmarshal(r.StructuredContent.Result, &s); err != nil || s.SessionID == "" {
 		t.Fatalf("create: %v %s", err, r.StructuredContent.Result)
