@@ -100,6 +100,30 @@ func BenchmarkIngestHTTPBatch(b *testing.B) {
 	reportRate(b, events)
 }
 
+// BenchmarkIngestHTTPBatchWithRoot is BenchmarkIngestHTTPBatch in a session
+// with a project root, so every location goes through the normalizer (the
+// batch's locations name no file there: each distinct path is looked up
+// once, then answered from the cache).
+func BenchmarkIngestHTTPBatchWithRoot(b *testing.B) {
+	sess := benchStore(b)
+	if err := sess.SetProjectRoot(b.TempDir()); err != nil {
+		b.Fatal(err)
+	}
+	bb := newBatch(benchBatch)
+	b.SetBytes(int64(len(bb.body)))
+	b.ReportAllocs()
+	var events int64
+	for b.Loop() {
+		bb.stamp(events)
+		acc, rej, err := sess.IngestHTTP(bb.body)
+		if err != nil || acc != benchBatch || rej != 0 {
+			b.Fatalf("accepted %d, rejected %d: %v", acc, rej, err)
+		}
+		events += int64(acc)
+	}
+	reportRate(b, events)
+}
+
 // BenchmarkIngestHTTPBatchParallel posts batches to one session from
 // GOMAXPROCS goroutines, as concurrent HTTP requests do. The session's
 // mutex is held for the whole pipeline, so this shows how much of it runs
