@@ -102,6 +102,9 @@ func Status(w io.Writer, in service.StatusInfo) {
 	if in.PendingBytes > 0 {
 		fmt.Fprintf(t, "Waiting\tan incomplete record of %d bytes has no newline yet (still being written, or the helper did not end it with a newline)\n", in.PendingBytes)
 	}
+	if in.SkippingLine > 0 {
+		fmt.Fprintf(t, "Skipping\tappend path line %d is over the record limit and has no newline yet; it was rejected (see diagnostics) and is discarded as it is written, and the records after its newline are taken in\n", in.SkippingLine)
+	}
 	userEvidenceRow(t, in.UserEvidence, in.SessionID)
 	t.Flush()
 

@@ -2,13 +2,17 @@
 // NDJSON records to. It hands out complete lines only; a partial last line
 // waits for its newline, and a line that grows past the record bound is
 // reported once and skipped, so a runaway writer cannot make the reader
-// buffer without limit.
+// buffer without limit. Release gives the disk space of lines already taken
+// in back to the filesystem, so their bytes (secrets included) do not linger.
 package spool
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // Line is one record line read from the spool, without its newline.
@@ -46,45 +50,30 @@ func (r *Reader) Read(f *os.File, pos Position) (lines []Line, next Position, tr
 		pos = Position{}
 		truncated = true
 	}
+	if pos.Skipping {
+		// The rest of an oversize line is discarded at full speed, as far
+		// as the file goes now, so it holds back the lines after it for one
+		// read of its length, not one chunk per poll.
+		if pos, err = r.skip(f, pos, st.Size()); err != nil || pos.Skipping {
+			return nil, pos, truncated, err
+		}
+	}
 	avail := st.Size() - pos.Offset
 	if avail == 0 {
 		return nil, pos, truncated, nil
 	}
-	chunk := r.Chunk
-	if chunk <= 0 {
-		chunk = 1 << 20
-	}
-	if chunk < r.MaxLine+2 {
-		chunk = r.MaxLine + 2
-	}
-	if int64(chunk) > avail {
-		chunk = int(avail)
-	}
-	if cap(r.buf) < chunk {
-		r.buf = make([]byte, chunk)
-	}
-	buf := r.buf[:chunk]
-	n, err := f.ReadAt(buf, pos.Offset)
-	if err != nil && err != io.EOF {
+	buf, err := r.readAt(f, pos.Offset, avail)
+	if err != nil {
 		return nil, pos, truncated, err
 	}
-	buf = buf[:n]
 	next = pos
 	rest := buf
 	for len(rest) > 0 {
 		nl := bytes.IndexByte(rest, '\n')
-		if next.Skipping {
-			if nl < 0 {
-				next.Offset += int64(len(rest))
-				break
-			}
-			next.Offset += int64(nl + 1)
-			next.Skipping = false
-			rest = rest[nl+1:]
-			continue
-		}
 		if nl < 0 {
 			if len(rest) > r.MaxLine {
+				// Reported now, skipped by the next read: its prefix is
+				// handed out in the buffer the skip would overwrite.
 				next.Lines++
 				lines = append(lines, Line{Offset: next.Offset, Number: next.Lines, Data: rest[:r.MaxLine], Oversize: true})
 				next.Offset += int64(len(rest))
@@ -104,11 +93,87 @@ func (r *Reader) Read(f *os.File, pos Position) (lines []Line, next Position, tr
 	return lines, next, truncated, nil
 }
 
+// chunkSize is the bytes read per call: Chunk, but at least a whole line
+// of MaxLine and its "\r\n".
+func (r *Reader) chunkSize() int {
+	chunk := r.Chunk
+	if chunk <= 0 {
+		chunk = 1 << 20
+	}
+	return max(chunk, r.MaxLine+2)
+}
+
+// readAt reads up to one chunk (at most avail bytes) at off into the
+// reader's buffer.
+func (r *Reader) readAt(f *os.File, off, avail int64) ([]byte, error) {
+	chunk := int(min(int64(r.chunkSize()), avail))
+	if cap(r.buf) < chunk {
+		r.buf = make([]byte, chunk)
+	}
+	n, err := f.ReadAt(r.buf[:chunk], off)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return r.buf[:n], nil
+}
+
+// skip discards bytes from pos through the next newline, reading chunk
+// after chunk up to size. It returns the position after the newline, or
+// the position at size, still skipping, when the line has not ended yet.
+func (r *Reader) skip(f *os.File, pos Position, size int64) (Position, error) {
+	for pos.Offset < size {
+		buf, err := r.readAt(f, pos.Offset, size-pos.Offset)
+		if err != nil {
+			return pos, err
+		}
+		if len(buf) == 0 {
+			break // shrank under us; the next read notices
+		}
+		if nl := bytes.IndexByte(buf, '\n'); nl >= 0 {
+			pos.Offset += int64(nl + 1)
+			pos.Skipping = false
+			return pos, nil
+		}
+		pos.Offset += int64(len(buf))
+	}
+	return pos, nil
+}
+
 // Pending reports how many bytes after pos are not yet a complete line.
+// The rest of an oversize line being skipped is not pending: that record
+// was already refused.
 func Pending(f *os.File, pos Position) int64 {
 	st, err := f.Stat()
-	if err != nil || st.Size() < pos.Offset {
+	if err != nil || st.Size() < pos.Offset || pos.Skipping {
 		return 0
 	}
 	return st.Size() - pos.Offset
+}
+
+// ErrReleaseUnsupported means the filesystem cannot punch holes, so the
+// bytes of lines already taken in stay on disk until the file is reset.
+var ErrReleaseUnsupported = errors.New("the filesystem cannot release consumed bytes (no hole punching)")
+
+// Release frees the bytes [from, to) of the spool file: they read back as
+// zeros and no longer occupy disk. Punching a hole keeps the file's size,
+// so programs still appending with O_APPEND notice nothing, and the kernel
+// zeroes the parts of blocks the range only partly covers, so no released
+// byte stays readable whatever the alignment. Call it only for lines whose
+// outcome is durably stored: they cannot be read again.
+func Release(f *os.File, from, to int64) error {
+	if to <= from {
+		return nil
+	}
+	for {
+		err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, from, to-from)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EOPNOTSUPP || err == unix.ENOSYS:
+			return ErrReleaseUnsupported
+		case err != nil:
+			return &os.PathError{Op: "fallocate", Path: f.Name(), Err: err}
+		}
+		return nil
+	}
 }

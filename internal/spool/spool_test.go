@@ -126,3 +126,60 @@ func TestTruncatedFileIsReadAgain(t *testing.T) {
 		t.Fatalf("truncated=%v lines=%q", truncated, lineTexts(lines))
 	}
 }
+
+// TestOversizeLineSkippedInOneRead: the rest of an oversize line, however
+// long, is discarded by one read, so the line after it is handed out at
+// once instead of one chunk per poll later.
+func TestOversizeLineSkippedInOneRead(t *testing.T) {
+	f, _ := os.OpenFile(filepath.Join(t.TempDir(), "s"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	defer f.Close()
+	r := &Reader{MaxLine: 8, Chunk: 16}
+	appendTo(t, f, strings.Repeat("z", 100*16)+"\nok\n")
+	lines, pos, _, _ := r.Read(f, Position{})
+	if got := lineTexts(lines); len(got) != 1 || got[0] != "OVERSIZE:zzzzzzzz" || !pos.Skipping {
+		t.Fatalf("first read: %q %+v, want the oversize line reported and skipping", got, pos)
+	}
+	if n := Pending(f, pos); n != 0 {
+		t.Errorf("pending = %d while skipping a refused line, want 0 (it is not an incomplete record)", n)
+	}
+	lines, pos, _, _ = r.Read(f, pos)
+	if got := strings.Join(lineTexts(lines), "|"); got != "ok" || pos.Skipping || lines[0].Number != 2 {
+		t.Fatalf("second read: %q %+v, want line 2 \"ok\" after the skipped line", got, pos)
+	}
+
+	// Still being written: one read skips all there is and keeps skipping.
+	appendTo(t, f, strings.Repeat("y", 50*16))
+	lines, pos, _, _ = r.Read(f, pos)
+	if len(lines) != 1 || !lines[0].Oversize || !pos.Skipping {
+		t.Fatalf("third read: %q %+v", lineTexts(lines), pos)
+	}
+	appendTo(t, f, strings.Repeat("y", 50*16))
+	st, _ := f.Stat()
+	if _, pos, _, _ = r.Read(f, pos); pos.Offset != st.Size() || !pos.Skipping {
+		t.Fatalf("skipping stopped at %+v, want at the end of the file (%d)", pos, st.Size())
+	}
+}
+
+// BenchmarkSkipOversize: a 100 MB line (the size that stalled ingest for
+// ~20 s when it was skipped 1 MiB per poll) is skipped by one Read.
+func BenchmarkSkipOversize(b *testing.B) {
+	f, err := os.OpenFile(filepath.Join(b.TempDir(), "s"), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	const size = 100 << 20
+	line := strings.Repeat("z", 1<<20)
+	for range size >> 20 {
+		f.WriteString(line)
+	}
+	f.WriteString("\nok\n")
+	r := &Reader{MaxLine: 64<<10 + 1}
+	b.SetBytes(size)
+	for b.Loop() {
+		lines, _, _, err := r.Read(f, Position{Offset: 1, Skipping: true})
+		if err != nil || len(lines) != 1 || string(lines[0].Data) != "ok" {
+			b.Fatalf("%q %v", lineTexts(lines), err)
+		}
+	}
+}

@@ -148,6 +148,7 @@ func (s *Session) DrainSpool() error {
 			s.addDiag(Diagnostic{Source: SourceFile, Level: "warning",
 				Reason:   "the append path was truncated by another program; reading it again from its start",
 				Position: "append path line 1 (byte 0)"})
+			s.ck.Released = 0
 		}
 		if len(lines) == 0 {
 			if next != s.ck.Spool || truncated {
@@ -155,9 +156,11 @@ func (s *Session) DrainSpool() error {
 				if err := s.flushDiags(); err != nil {
 					return err
 				}
-				return s.saveCheckpoint()
+				if err := s.saveCheckpoint(); err != nil {
+					return err
+				}
 			}
-			return nil
+			return s.releaseConsumed()
 		}
 		items := spoolItems(lines)
 		s.ck.Pending = &pendingBatch{EventsStart: s.eventsSz, DiagStart: s.diagSz, From: s.ck.Spool, To: next}
@@ -254,7 +257,7 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 			rejected++
 			if s.keepDiag("rejected") {
 				s.storeDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
-					Reason:  fmt.Sprintf("record longer than %d bytes; keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
+					Reason:  fmt.Sprintf("record longer than %d bytes (the line is skipped through its newline); keep data small (send only the values that test the hypothesis)", evidence.DefaultLimits.MaxRecordBytes),
 					Excerpt: evidence.Excerpt(it.data)})
 			}
 			continue

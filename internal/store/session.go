@@ -26,10 +26,21 @@ const MaxDiagnostics = 1000
 
 // checkpoint is the spool state, replaced atomically. Pending marks a spool
 // batch being written, so recovery after a crash neither loses nor repeats it.
+// Released is how far the append path's consumed bytes have been given back
+// to the filesystem (see releaseConsumed); ReleaseFailed stops further tries
+// in this cycle once the failure was reported.
 type checkpoint struct {
-	Spool      spool.Position `json:"spool"`
-	Pending    *pendingBatch  `json:"pending,omitempty"`
-	Suppressed int64          `json:"suppressedDiagnostics,omitempty"`
+	Spool         spool.Position `json:"spool"`
+	Pending       *pendingBatch  `json:"pending,omitempty"`
+	Suppressed    int64          `json:"suppressedDiagnostics,omitempty"`
+	Released      int64          `json:"released,omitempty"`
+	ReleaseFailed bool           `json:"releaseFailed,omitempty"`
+}
+
+// unreleased reports whether consumed append-path bytes are still on disk
+// and could be released.
+func (c *checkpoint) unreleased() bool {
+	return c.Pending == nil && !c.ReleaseFailed && c.Released < c.Spool.Offset
 }
 
 type pendingBatch struct {
@@ -413,6 +424,7 @@ type Status struct {
 	LastTimestamp      int64             `json:"lastTimestamp,omitempty"`
 	LastReceivedAt     int64             `json:"lastReceivedAt,omitempty"`
 	PendingBytes       int64             `json:"incompleteRecordBytes"`
+	SkippingLine       int64             `json:"skippingOversizeLine,omitempty"` // append-path line of a refused oversize record that has no newline yet
 	Diagnostics        []Diagnostic      `json:"diagnostics"`
 	DiagnosticsOmitted int64             `json:"diagnosticsOmitted"`
 	LastShownIngestURL string            `json:"-"`
@@ -446,6 +458,9 @@ func (s *Session) Status() (Status, error) {
 		PendingBytes:       spool.Pending(s.incoming, s.ck.Spool),
 		DiagnosticsOmitted: s.ck.Suppressed, LastShownIngestURL: s.meta.IngestURL,
 		Hypotheses: []HypothesisCount{}, Diagnostics: []Diagnostic{},
+	}
+	if s.ck.Spool.Skipping {
+		st.SkippingLine = s.ck.Spool.Lines
 	}
 	for h, n := range s.stats.byHyp {
 		st.Hypotheses = append(st.Hypotheses, HypothesisCount{h, n})
@@ -490,6 +505,51 @@ func (s *Session) saveCheckpoint() error {
 		return err
 	}
 	return s.st.root.ReplaceFile(s.path(statedir.CheckpointFile), append(b, '\n'))
+}
+
+// releaseSpool gives append-path bytes back to the filesystem; tests replace
+// it to stand in for a crash or a filesystem without hole punching.
+var releaseSpool = spool.Release
+
+// releaseConsumed punches out the append-path bytes already taken in, so
+// their raw text (secrets included) does not stay on disk. A released byte
+// can never be read again, so first the evidence and the checkpoint that
+// accounts for it are made durable (fsync): a power cut after the punch must
+// not roll the checkpoint back into zeros. Failure is reported once per
+// cycle as a warning and never fails the caller: the evidence is safe, only
+// the raw copy stays. Caller holds s.mu.
+func (s *Session) releaseConsumed() error {
+	if !s.ck.unreleased() {
+		return nil
+	}
+	to := s.ck.Spool.Offset
+	if fi, err := s.incoming.Stat(); err != nil || fi.Size() < to {
+		return nil // truncated behind our back: the next read starts over
+	}
+	if err := errors.Join(s.events.Sync(), s.diags.Sync()); err != nil {
+		return err
+	}
+	b, err := json.Marshal(s.ck)
+	if err != nil {
+		return err
+	}
+	if err := s.st.root.WriteFileAtomic(s.path(statedir.CheckpointFile), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := releaseSpool(s.incoming, s.ck.Released, to); err != nil {
+		s.ck.ReleaseFailed = true
+		reason := fmt.Sprintf("records already taken in could not be removed from the append path (%v); their raw text, secrets included, stays in it until debug-mode reset or clean", err)
+		if errors.Is(err, spool.ErrReleaseUnsupported) {
+			reason = "this filesystem cannot punch holes, so records already taken in stay in the append path, secrets included, until debug-mode reset or clean; keep the state directory (" + statedir.Env + ") on ext4, xfs, btrfs or tmpfs to have them removed"
+		}
+		s.addDiag(Diagnostic{Source: SourceFile, Level: "warning", Reason: reason, Position: "append path", ReceivedAt: s.st.now().UnixMilli()})
+		if err := s.flushDiags(); err != nil {
+			return err
+		}
+		return s.saveCheckpoint()
+	}
+	s.ck.Released = to
+	return s.saveCheckpoint()
 }
 
 func randomPrefix() string {

@@ -324,7 +324,9 @@ func (st *Store) PollSpools() {
 		}
 		var ck checkpoint
 		_ = readJSON(st.root, statedir.SessionDir(id)+"/"+statedir.CheckpointFile, &ck)
-		if fi.Size() == ck.Spool.Offset && ck.Pending == nil {
+		// Loaded also when bytes it took in are still to be released (the
+		// service stopped between checkpoint and release).
+		if fi.Size() == ck.Spool.Offset && ck.Pending == nil && !ck.unreleased() {
 			st.mu.Lock()
 			st.unloaded[id] = fi.Size()
 			st.mu.Unlock()
