@@ -98,6 +98,14 @@ func TestFaultKillDuringIngestion(t *testing.T) {
 	if st.Events != len(events) || st.Rejected != 0 {
 		t.Errorf("status says %d events, %d rejected; the evidence file holds %d and every record sent was valid", st.Events, st.Rejected, len(events))
 	}
+	// Every appended line was taken in, so none of its raw bytes remain.
+	raw, err := os.ReadFile(s.AppendPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.IndexFunc(raw, func(r rune) bool { return r != 0 }); i >= 0 {
+		t.Errorf("byte %d of the %d-byte append path still holds a record taken in: %.60q", i, len(raw), raw[i:])
+	}
 }
 
 // faultRound runs HTTP posters (400-record batches) and file appenders (one

@@ -642,6 +642,10 @@ func TestFileOversizeLineBeingWritten(t *testing.T) {
 	if want := ingestPosition("file", body.String()+"\n", 2); d.Source != "file" || d.Position != want || !strings.Contains(d.Reason, "65536 bytes") {
 		t.Errorf("diagnostic = %s %s %q, want file, %s, a reason naming the 65536-byte limit", d.Source, d.Position, d.Reason, want)
 	}
+	// The refused line is not "an incomplete record": status names it instead.
+	if st.PendingBytes != 0 || st.SkippingLine != 2 {
+		t.Errorf("while the oversize line is written: %d incomplete bytes, skipping line %d; want 0 and line 2", st.PendingBytes, st.SkippingLine)
+	}
 
 	write(huge[70<<10 : 120<<10])
 	check("120 KiB of the line written", 1)
@@ -656,6 +660,23 @@ func TestFileOversizeLineBeingWritten(t *testing.T) {
 	}
 	if evs := ts.storedEvents(t, info.SessionID); string(evs[1].Data) != `3` {
 		t.Errorf("second event data = %s, want 3", evs[1].Data)
+	}
+	if st.SkippingLine != 0 || st.PendingBytes != 0 {
+		t.Errorf("after the line ended: skipping line %d, %d incomplete bytes; want neither", st.SkippingLine, st.PendingBytes)
+	}
+}
+
+// TestFileHugeLineSkippedInOneDrain: a complete line many read chunks long
+// costs one drain, not one chunk per poll: the first status after it shows
+// the line after it.
+func TestFileHugeLineSkippedInOneDrain(t *testing.T) {
+	ts := startServer(t, Config{SpoolPoll: time.Hour}) // only status drains
+	info := ts.create(t)
+	appendSpool(t, info.AppendPath, withData(`"`+strings.Repeat("z", 8<<20)+`"`)+"\n"+ndjson(withData(`2`)))
+	st := ts.status(t, info.SessionID)
+	if st.Events != 1 || st.Rejected != 1 || st.PendingBytes != 0 || st.SkippingLine != 0 {
+		t.Fatalf("first status after an 8 MiB line: %d events, %d rejected, %d incomplete bytes, skipping line %d; want 1, 1, 0, 0",
+			st.Events, st.Rejected, st.PendingBytes, st.SkippingLine)
 	}
 }
 
