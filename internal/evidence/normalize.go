@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -111,6 +112,9 @@ func normalize(line []byte, lim Limits, force, brief bool) (Record, *Rejection) 
 		return Record{}, reject(line, refusalReason(line, lim))
 	}
 	p := parser{src: line, lim: lim, force: force, brief: brief, redact: force || mightContainSecret(line)}
+	if p.redact {
+		p.aws = hasAWSKeyID(line) || bytes.Contains(line, []byte(`\u00`)) && hasAWSKeyID(unescapeASCII(line))
+	}
 	rec, ok := p.record()
 	switch {
 	case ok:
@@ -132,8 +136,28 @@ func refusalReason(line []byte, lim Limits) string {
 	return syntaxReason(line)
 }
 
+// reject explains a refused line. The reason may quote names from the line
+// (a duplicate field), so it is redacted like the excerpt.
 func reject(line []byte, reason string) *Rejection {
+	reason, _ = RedactText(reason)
 	return &Rejection{Reason: reason, Excerpt: Excerpt(line)}
+}
+
+// unescapeASCII decodes the "\u00XX" escapes of ASCII characters in raw
+// JSON text, which can spell an access key id the raw text hides.
+func unescapeASCII(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+5 < len(b) && b[i+1] == 'u' && asciiEscape(b[i+2:]) {
+			if v, err := strconv.ParseUint(string(b[i+4:i+6]), 16, 8); err == nil {
+				out = append(out, byte(v))
+				i += 5
+				continue
+			}
+		}
+		out = append(out, b[i])
+	}
+	return out
 }
 
 const (
@@ -219,6 +243,7 @@ type parser struct {
 	pos    int
 	lim    Limits
 	redact bool   // the prefilter saw a needle: check keys and string values
+	aws    bool   // the record holds an AWS access key id: look for secret keys too
 	force  bool   // redact without any prefilter (tests)
 	brief  bool   // a refusal needs no reason
 	field  string // top-level field being read, for messages
@@ -303,7 +328,7 @@ func (p *parser) record() (Record, bool) {
 			p.field, haveTS = "timestamp", true
 			rec.Timestamp, ok = p.timestamp()
 		default:
-			p.field = droppedName(name)
+			p.field = p.droppedName(name)
 			rec.Dropped = append(rec.Dropped, p.field)
 			ok = p.value(2, false)
 		}
@@ -369,8 +394,9 @@ func (p *parser) missing(field, hint string, dropped []string) bool {
 }
 
 // droppedName keeps the common reserved names allocation-free and bounds
-// unknown ones, since they are echoed back to the agent.
-func droppedName(name []byte) string {
+// unknown ones, since they are echoed back to the agent. A name can itself
+// be a secret; it is redacted before it is cut, so the cut cannot hide it.
+func (p *parser) droppedName(name []byte) string {
 	switch string(name) {
 	case "sessionId":
 		return "sessionId"
@@ -378,6 +404,11 @@ func droppedName(name []byte) string {
 		return "runId"
 	case "schemaVersion":
 		return "schemaVersion"
+	}
+	if p.redact {
+		if red, n := p.clean(string(name)); n > 0 {
+			name = []byte(red)
+		}
 	}
 	const maxName = 64
 	if len(name) > maxName {
@@ -548,6 +579,7 @@ func (p *parser) container(open byte, depth int, emit bool) bool {
 		p.out = append(p.out, open)
 	}
 	p.ws()
+	var redactedKeys map[string]bool // names changed by redaction, kept unique
 	for p.src[p.pos] != close {
 		emitValue := emit
 		if open == '{' {
@@ -559,9 +591,21 @@ func (p *parser) container(open byte, depth int, emit bool) bool {
 			p.pos++ // ':'
 			p.ws()
 			if emit {
-				p.out = append(p.out, p.src[key.start-1:key.end+1]...)
+				// A name is text like any value: {"ghp_…": 1} hides the
+				// token, and a name that was a secret hides its value too
+				// (the value belongs to the secret).
+				red, secretName := p.redactedSpan(key)
+				if secretName {
+					if redactedKeys == nil {
+						redactedKeys = map[string]bool{}
+					}
+					red = uniqueName(red, redactedKeys)
+					p.out, _ = jsontext.AppendQuote(p.out, red)
+				} else {
+					p.out = append(p.out, p.src[key.start-1:key.end+1]...)
+				}
 				p.out = append(p.out, ':')
-				if p.redact && p.secretKey(key) && !isBoolOrNull(p.src[p.pos]) {
+				if p.redact && (secretName || p.secretKey(key)) && !isBoolOrNull(p.src[p.pos]) {
 					// The walk below still checks limits on the hidden value.
 					p.out = append(p.out, `"[REDACTED]"`...)
 					p.n++
@@ -588,6 +632,17 @@ func (p *parser) container(open byte, depth int, emit bool) bool {
 	return true
 }
 
+// uniqueName numbers a redacted name that an earlier one in the same object
+// already became ("[REDACTED:github-token] (2)"), so names stay unique.
+func uniqueName(name string, seen map[string]bool) string {
+	unique := name
+	for n := 2; seen[unique]; n++ {
+		unique = name + " (" + strconv.Itoa(n) + ")"
+	}
+	seen[unique] = true
+	return unique
+}
+
 // isBoolOrNull values stay visible under secret-looking keys: they cannot
 // carry a secret, and flags like "tokenExpired": true are what a hypothesis
 // is often about.
@@ -600,35 +655,48 @@ func (p *parser) secretKey(k span) bool {
 	return isSecretKey(p.src[k.start:k.end])
 }
 
-func (p *parser) redactText(s string) string {
-	var n int
-	if p.force {
-		s, n = redactAll(s)
-	} else {
-		s, n = RedactText(s)
+// clean redacts decoded text with the record's context, without counting.
+// The prefilter (and, in a record with an AWS key id, the secret-key shape)
+// decides whether the rules run at all; force runs them always.
+func (p *parser) clean(s string) (string, int) {
+	if !p.force && !mightContainSecret(s) && !(p.aws && hasAWSSecretRun(s)) {
+		return s, 0
 	}
+	return redactWith(s, p.aws)
+}
+
+func (p *parser) redactText(s string) string {
+	s, n := p.clean(s)
 	p.n += n
 	return s
+}
+
+// redactedSpan returns the redacted text of a string or name, and whether
+// redaction changed it.
+func (p *parser) redactedSpan(s span) (string, bool) {
+	content := p.src[s.start:s.end]
+	if !p.force && !(p.redact && (mightContainSecret(content) || p.aws && (s.escaped || hasAWSSecretRun(content)))) {
+		return "", false
+	}
+	var text string
+	if s.escaped {
+		text = string(unquote(p.src[s.start-1 : s.end+1]))
+	} else {
+		text = string(content)
+	}
+	red := p.redactText(text)
+	return red, red != text
 }
 
 // emitString copies a string value, replacing secret-shaped parts. Strings
 // are re-quoted only when redaction changed them, so output matches input
 // byte for byte otherwise.
 func (p *parser) emitString(s span) {
-	raw := p.src[s.start-1 : s.end+1]
-	if p.force || p.redact && mightContainSecret(p.src[s.start:s.end]) {
-		var text string
-		if s.escaped {
-			text = string(unquote(raw))
-		} else {
-			text = string(p.src[s.start:s.end])
-		}
-		if red := p.redactText(text); red != text {
-			p.out, _ = jsontext.AppendQuote(p.out, red)
-			return
-		}
+	if red, ok := p.redactedSpan(s); ok {
+		p.out, _ = jsontext.AppendQuote(p.out, red)
+		return
 	}
-	p.out = append(p.out, raw...)
+	p.out = append(p.out, p.src[s.start-1:s.end+1]...)
 }
 
 // unquote decodes a quoted JSON string that jsontext has already validated.

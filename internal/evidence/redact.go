@@ -19,26 +19,44 @@ func isKeySep(c byte) bool { return c == '-' || c == '_' || c == '.' || c == ' '
 var keyContains = []string{
 	"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",
 	"privatekey", "credential", "authorization", "cookie", "sessionid", "sessionkey",
-	"csrf", "xsrf", "signature",
+	"csrf", "xsrf", "signature", "authheader", "authkey",
 }
 
-// keyEquals are too short to match inside other words ("author", "spinner"),
-// so they only redact a key that is exactly the word.
-var keyEquals = []string{"pwd", "auth", "jwt", "pin", "otp", "ssn", "cvv", "bearer"}
+// keyWords are too short to match inside other words ("author", "spinner",
+// "compass", "bypass", "passes"), so they redact a key only when they are the
+// whole key or its last word: "pass", "db_pass", "userPw" and "proxyAuth"
+// are secret; "pwd_path" (a working directory) and "pass_count" are not.
+var keyWords = []string{"pwd", "pw", "pass", "auth", "jwt", "otp", "ssn", "cvv", "bearer"}
+
+// keyEquals redact only a key that is exactly the word: as a last word
+// they name ordinary things ("led_pin", "gpio_pin").
+var keyEquals = []string{"pin"}
 
 // isSecretKey reports whether a data object name marks its value as secret.
 func isSecretKey[T ~string | ~[]byte](key T) bool {
 	var buf [64]byte
 	norm := buf[:0]
+	last := 0      // where the key's last word starts in norm
+	split := false // a separator was seen: the next letter starts a word
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		if isKeySep(c) {
+			split = true
 			continue
 		}
-		if 'A' <= c && c <= 'Z' {
+		if split || i > 0 && camelBoundary(key[i-1], c, i+1 < len(key) && isLower(key[i+1])) {
+			last = len(norm)
+		}
+		split = false
+		if isUpper(c) {
 			c += 'a' - 'A'
 		}
 		norm = append(norm, c)
+	}
+	for _, w := range keyWords {
+		if string(norm) == w || string(norm[last:]) == w {
+			return true
+		}
 	}
 	for _, w := range keyEquals {
 		if string(norm) == w {
@@ -54,6 +72,21 @@ func isSecretKey[T ~string | ~[]byte](key T) bool {
 	}
 	return false
 }
+
+// camelBoundary reports whether c starts a word after prev in a camelCase
+// or PascalCase name: "userPw", "user2Pw", and "APIAuth" (an upper-case run
+// ends where a capitalised word begins; nextLower says the byte after c is
+// lower case).
+func camelBoundary(prev, c byte, nextLower bool) bool {
+	if !isUpper(c) {
+		return false
+	}
+	return isLower(prev) || isDigit(prev) || isUpper(prev) && nextLower
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // The prefilter scans text once for anything that could begin a key or value
 // match. Most records contain none, and then no key check or regexp runs.
@@ -74,7 +107,7 @@ var (
 func setPair(c, n byte) { startPairs[c][n>>6] |= 1 << (n & 63) }
 
 func init() {
-	fold := append(append([]string{"basic"}, keyContains...), keyEquals...)
+	fold := append(append(append([]string{"basic"}, keyContains...), keyWords...), keyEquals...)
 	for _, n := range fold {
 		foldNeedles[n[0]-'a'] = append(foldNeedles[n[0]-'a'], n)
 		for _, c := range []byte{n[0], n[0] - 'a' + 'A'} {
@@ -188,6 +221,9 @@ type valueRule struct {
 	match   []string // or literals every match contains that are too common to be prefilter needles
 	pattern string   // compiled on first use: most CLI runs never redact
 	re      *regexp.Regexp
+	// locate, instead of a pattern, finds the matches in the form of
+	// FindAllStringSubmatchIndex.
+	locate func(s string) [][]int
 	// secret picks the part of a match to replace from its submatch indexes;
 	// ok=false leaves the match alone.
 	secret func(s string, m []int) (start, end int, ok bool)
@@ -198,15 +234,18 @@ type valueRule struct {
 // (whole PEM blocks, URLs, JWTs) go first so that narrower rules see their
 // "[REDACTED:…]" marker instead of a second copy of the secret.
 var valueRules = []*valueRule{
+	// PEM (RSA, EC, OPENSSH, ENCRYPTED, …) and PGP private key blocks.
 	{kind: "private-key", needles: []string{"-----BEGIN"},
-		pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`},
+		pattern: `-----BEGIN[A-Z0-9 ]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|$)`},
 	{kind: "url-password", needles: []string{"://"},
 		pattern: `[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#]+)@`,
 		secret:  group(1, notRedacted)},
 	{kind: "jwt", needles: []string{"eyJ"},
 		pattern: `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`},
+	// Not inside a longer word, but "_" may join it to a name: KEY_AKIA….
 	{kind: "aws-key", needles: []string{"AKIA", "ASIA"},
-		pattern: `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`},
+		pattern: `(?:^|[^A-Za-z0-9])((?:AKIA|ASIA)[A-Z0-9]{16})`,
+		secret:  awsKeyID},
 	{kind: "github-token", needles: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`},
 	{kind: "slack-token", needles: []string{"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"},
@@ -226,13 +265,17 @@ var valueRules = []*valueRule{
 		pattern: `\b[Bb][Aa][Ss][Ii][Cc]\s+([A-Za-z0-9+/]{4,}={0,2})`,
 		secret:  group(1, basicCredentials)},
 	// Secret-looking keys inside text, as in a JSON body logged as a string
-	// or a diagnostic excerpt of a raw record: "password":"…" and token=….
+	// or a diagnostic excerpt of a raw record: "password":"…", token=…,
+	// and password: … (YAML, HTTP headers, log lines).
 	{kind: "secret-field", match: []string{`"`},
 		pattern: `"([^"\\]{1,128})"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*))`,
 		secret:  secretField},
-	{kind: "secret-field", match: []string{"="},
-		pattern: `([A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s&"'<>;,]+)`,
-		secret:  secretField},
+	// key=value and key: value are found by scanning for the separator
+	// (a regexp without a literal to start from is slow) and match only up
+	// to it; the value is read in code, so a value cannot hide a secret key
+	// inside it ("data": "password: …").
+	{kind: "secret-field", match: []string{"="}, locate: keysBefore('='), secret: secretAssignment},
+	{kind: "secret-field", match: []string{":"}, locate: keysBefore(':'), secret: secretColonField},
 }
 
 func init() {
@@ -255,18 +298,195 @@ func group(n int, valid func(string) bool) func(string, []int) (int, int, bool) 
 	}
 }
 
-// secretField replaces the value (group 2, else 3) when the key (group 1) is
-// secret-looking.
+// secretField replaces the value (the first alternative that matched after
+// group 1) when the key (group 1) is secret-looking. Booleans and null stay,
+// as under secret-looking keys in data.
 func secretField(s string, m []int) (int, int, bool) {
 	if !isSecretKey(s[m[2]:m[3]]) {
 		return 0, 0, false
 	}
 	for g := 2; 2*g+1 < len(m); g++ {
 		if a, z := m[2*g], m[2*g+1]; a >= 0 && z > a {
-			return a, z, notRedacted(s[a:z])
+			return a, z, secretValue(s[a:z])
 		}
 	}
 	return 0, 0, false
+}
+
+func secretValue(v string) bool {
+	return notRedacted(v) && v != "true" && v != "false" && v != "null"
+}
+
+// fieldValueAt finds the value that starts at i, after "key=" or "key:"
+// in text: the inside of "…", '…' or \"…\" (a JSON text inside a JSON
+// string, as in a refused line's excerpt), else one bare token. A quote
+// left open (an excerpt's cut) runs to the end of the line.
+func fieldValueAt(s string, i int) (a, z int, bare bool) {
+	switch {
+	case i < len(s) && (s[i] == '"' || s[i] == '\''):
+		a, z = i+1, i+1
+		for z < len(s) && s[z] != s[i] && !isTokenEnd(s[z]) {
+			z++
+		}
+		return a, z, false
+	case strings.HasPrefix(s[i:], `\"`):
+		a, z = i+2, i+2
+		for z < len(s) && !strings.HasPrefix(s[z:], `\"`) && s[z] != '"' && s[z] != '\n' {
+			z++
+		}
+		return a, z, false
+	}
+	a, z = i, i
+	for z < len(s) && !isBareEnd(s[z]) {
+		z++
+	}
+	return a, z, true
+}
+
+// isBareEnd ends an unquoted value: space, a quote, or punctuation that
+// separates fields in query strings, cookies, JSON and XML.
+func isBareEnd(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', '<', '>', ';', ',', '&', '{', '}', '[', ']', '\\':
+		return true
+	}
+	return false
+}
+
+// keysBefore finds each name followed by sep: a letter, then up to 63
+// letters, digits or "_.-", directly before sep; before ':' also spaces and a
+// closing quote, plain or escaped (JSON text). Each match runs from the name
+// to the start of the value, with the name as group 1; only names that look
+// secret are returned.
+func keysBefore(sep byte) func(string) [][]int {
+	return func(s string) [][]int {
+		var out [][]int
+		last := 0 // matches do not overlap
+		for i := 0; i < len(s); i++ {
+			if s[i] != sep {
+				continue
+			}
+			end := i
+			if sep == ':' {
+				for end > last && (s[end-1] == ' ' || s[end-1] == '\t') {
+					end--
+				}
+				if end > last && s[end-1] == '"' {
+					end--
+					if end > last && s[end-1] == '\\' {
+						end--
+					}
+				}
+			}
+			start := end
+			for start > last && end-start < 64 && isNameByte(s[start-1]) {
+				start--
+			}
+			for start < end && !isUpper(s[start]) && !isLower(s[start]) {
+				start++
+			}
+			if start == end || !isSecretKey(s[start:end]) {
+				continue // only secret-looking names are of interest
+			}
+			v := i + 1
+			if sep == ':' {
+				for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+					v++
+				}
+			}
+			out = append(out, []int{start, v, start, end})
+			last = v
+		}
+		return out
+	}
+}
+
+func isNameByte(c byte) bool {
+	return isUpper(c) || isLower(c) || isDigit(c) || c == '_' || c == '.' || c == '-'
+}
+
+// secretAssignment replaces the value after "key=" (the match) when the
+// key (group 1) is secret-looking.
+func secretAssignment(s string, m []int) (int, int, bool) {
+	if !isSecretKey(s[m[2]:m[3]]) {
+		return 0, 0, false
+	}
+	a, z, _ := fieldValueAt(s, m[1])
+	return a, z, z > a && secretValue(s[a:z])
+}
+
+// secretColonField is secretAssignment for "key: value". A bare value that
+// is an HTTP authentication scheme ("Authorization: Bearer …") hides the
+// token after it instead; a key at the start of a line (YAML, HTTP headers)
+// owns the rest of the line, so "password: correct horse battery" is
+// replaced whole. Elsewhere in a line only the first token is.
+func secretColonField(s string, m []int) (int, int, bool) {
+	if !isSecretKey(s[m[2]:m[3]]) {
+		return 0, 0, false
+	}
+	a, z, bare := fieldValueAt(s, m[1])
+	if !bare {
+		return a, z, z > a && secretValue(s[a:z])
+	}
+	if isAuthScheme(s[a:z]) {
+		a = z
+		for a < len(s) && (s[a] == ' ' || s[a] == '\t') {
+			a++
+		}
+		if a == z {
+			return 0, 0, false // the scheme alone
+		}
+		z = a
+		for z < len(s) && !isTokenEnd(s[z]) && s[z] != ' ' && s[z] != '\t' {
+			z++
+		}
+	}
+	if !secretValue(s[a:z]) {
+		return 0, 0, false
+	}
+	if atLineStart(s, m[2]) {
+		for z < len(s) && !isTokenEnd(s[z]) {
+			z++
+		}
+		for z > a && (s[z-1] == ' ' || s[z-1] == '\t') {
+			z--
+		}
+	}
+	return a, z, z > a && secretValue(s[a:z])
+}
+
+// isTokenEnd ends a value in text: the end of a line (also as a "\n"
+// escape in raw JSON text), or of the string that holds it.
+func isTokenEnd(c byte) bool { return c == '\n' || c == '\r' || c == '"' || c == '\\' }
+
+// atLineStart reports whether only indentation or a YAML list dash stands
+// between the start of a line and i.
+func atLineStart(s string, i int) bool {
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '-') {
+		i--
+	}
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '\r' || i >= 2 && s[i-1] == 'n' && s[i-2] == '\\'
+}
+
+// isAuthScheme names the HTTP authentication schemes that precede a
+// credential in an Authorization header.
+func isAuthScheme(v string) bool {
+	for _, w := range []string{"bearer", "basic", "digest", "negotiate", "ntlm", "token", "hoba", "mutual", "aws4-hmac-sha256"} {
+		if len(v) == len(w) && containsFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// awsKeyID replaces an access key id (group 1) that does not run on into
+// more letters or digits.
+func awsKeyID(s string, m []int) (int, int, bool) {
+	a, z := m[2], m[3]
+	if z < len(s) && (isUpper(s[z]) || isLower(s[z]) || isDigit(s[z])) {
+		return 0, 0, false
+	}
+	return a, z, true
 }
 
 func notRedacted(v string) bool { return !strings.HasPrefix(v, "[REDACTED") }
@@ -298,10 +518,16 @@ func RedactText(s string) (string, int) {
 var compileRules sync.Once
 
 // redactAll is RedactText without the prefilter.
-func redactAll(s string) (string, int) {
+func redactAll(s string) (string, int) { return redactWith(s, hasAWSKeyID(s)) }
+
+// redactWith applies every rule to s; aws says an AWS access key id is in
+// the same text or record, so that AWS secret keys are looked for too.
+func redactWith(s string, aws bool) (string, int) {
 	compileRules.Do(func() {
 		for _, r := range valueRules {
-			r.re = regexp.MustCompile(r.pattern)
+			if r.locate == nil {
+				r.re = regexp.MustCompile(r.pattern)
+			}
 		}
 	})
 	total := 0
@@ -316,7 +542,94 @@ func redactAll(s string) (string, int) {
 		s, n = r.apply(s)
 		total += n
 	}
+	if aws {
+		var n int
+		s, n = redactAWSSecrets(s)
+		total += n
+	}
 	return s, total
+}
+
+// AWS secret access keys are 40 characters of base64 with no prefix of
+// their own, shaped like a 30-byte base64 payload. They are looked for only
+// where an access key id (AKIA…, ASIA…) is in the same text or record — the
+// two travel together — and then as a run of exactly 40 [A-Za-z0-9/+] with
+// both cases (which no hex digest has) and no "=" padding after it (which a
+// base64 payload has). A lone secret key under a name that is not
+// secret-looking is not recognised: nothing tells it from data.
+const awsSecretLen = 40
+
+func isAWSSecretByte(c byte) bool {
+	return isUpper(c) || isLower(c) || isDigit(c) || c == '/' || c == '+'
+}
+
+// hasAWSKeyID reports whether s holds an access key id.
+func hasAWSKeyID[T ~string | ~[]byte](s T) bool {
+	for i := 0; i+20 <= len(s); i++ {
+		if s[i] != 'A' || s[i+2] != 'I' || s[i+3] != 'A' || s[i+1] != 'K' && s[i+1] != 'S' {
+			continue
+		}
+		j := i + 4
+		for j < i+20 && (isUpper(s[j]) || isDigit(s[j])) {
+			j++
+		}
+		if j == i+20 {
+			return true
+		}
+	}
+	return false
+}
+
+// awsSecretRuns calls f with the start and end of each run in s shaped like
+// an AWS secret key; an escaped "\/" (raw JSON text) counts as one '/'. It
+// stops when f returns false.
+func awsSecretRuns[T ~string | ~[]byte](s T, f func(a, z int) bool) {
+	for i := 0; i < len(s); {
+		if !isAWSSecretByte(s[i]) && (s[i] != '\\' || i+1 == len(s) || s[i+1] != '/') {
+			i++
+			continue
+		}
+		j, n, upper, lower := i, 0, false, false
+		for j < len(s) {
+			if c := s[j]; isAWSSecretByte(c) {
+				upper, lower = upper || isUpper(c), lower || isLower(c)
+				j++
+			} else if c == '\\' && j+1 < len(s) && s[j+1] == '/' {
+				j += 2
+			} else {
+				break
+			}
+			n++
+		}
+		if n == awsSecretLen && upper && lower && (j == len(s) || s[j] != '=') && !f(i, j) {
+			return
+		}
+		i = j
+	}
+}
+
+// hasAWSSecretRun reports whether s holds a run shaped like an AWS secret key.
+func hasAWSSecretRun[T ~string | ~[]byte](s T) bool {
+	found := false
+	awsSecretRuns(s, func(int, int) bool { found = true; return false })
+	return found
+}
+
+func redactAWSSecrets(s string) (string, int) {
+	var b strings.Builder
+	last, n := 0, 0
+	awsSecretRuns(s, func(a, z int) bool {
+		b.WriteString(s[last:a])
+		b.WriteString("[REDACTED:aws-secret-key]")
+		last = z
+		n++
+		return true
+	})
+	if n == 0 {
+		return s, 0
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
 }
 
 func containsAny(s string, needles []string) bool {
@@ -345,7 +658,12 @@ next:
 }
 
 func (r *valueRule) apply(s string) (string, int) {
-	matches := r.re.FindAllStringSubmatchIndex(s, -1)
+	var matches [][]int
+	if r.locate != nil {
+		matches = r.locate(s)
+	} else {
+		matches = r.re.FindAllStringSubmatchIndex(s, -1)
+	}
 	if matches == nil {
 		return s, 0
 	}
@@ -353,8 +671,8 @@ func (r *valueRule) apply(s string) (string, int) {
 	last, n := 0, 0
 	for _, m := range matches {
 		a, z, ok := r.secret(s, m)
-		if !ok {
-			continue
+		if !ok || a < last {
+			continue // or inside what a rule that reaches past its match replaced
 		}
 		b.WriteString(s[last:a])
 		b.WriteString(r.repl)

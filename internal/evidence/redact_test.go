@@ -1,6 +1,11 @@
 package evidence
 
-import "testing"
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // Realistic-looking but fake secrets.
 const (
@@ -16,6 +21,8 @@ const (
 	openaiKey  = "sk-proj-abc123DEF456ghi789JKL012"
 	jwtToken   = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 	pemKey     = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nabc==\n-----END RSA PRIVATE KEY-----"
+	pgpKey     = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGPz1ZsBCADhx\n=Ab12\n-----END PGP PRIVATE KEY BLOCK-----"
+	awsSecret  = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" // 40 characters, AWS's documented example
 )
 
 func TestRedactText(t *testing.T) {
@@ -64,6 +71,31 @@ func TestRedactText(t *testing.T) {
 		{"query plain kept", "GET /items?page=2&sort=asc", "GET /items?page=2&sort=asc", 0},
 		{"several", awsKey + " and " + jwtToken + " and " + ghToken, "[REDACTED:aws-key] and [REDACTED:jwt] and [REDACTED:github-token]", 3},
 		{"inside a word kept", "XAKIAIOSFODNN7EXAMPLE", "XAKIAIOSFODNN7EXAMPLE", 0},
+		{"aws key glued to _", "KEY_" + awsKey + "_OLD", "KEY_[REDACTED:aws-key]_OLD", 1},
+		{"aws keys side by side", awsKey + " " + awsTempKey, "[REDACTED:aws-key] [REDACTED:aws-key]", 2},
+		{"aws key running on kept", awsKey + "X", awsKey + "X", 0},
+		{"pgp private key", "k=" + pgpKey + " end", "k=[REDACTED:private-key] end", 1},
+		{"pgp truncated", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGP", "[REDACTED:private-key]", 1},
+		{"pgp public key kept", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF", 0},
+		{"pgp signature kept", "-----BEGIN PGP SIGNATURE-----\niQIz", "-----BEGIN PGP SIGNATURE-----\niQIz", 0},
+		{"colon in a log line", "connect failed, password: hunter2 retrying", "connect failed, password: [REDACTED:secret-field] retrying", 1},
+		{"colon without space", "db_pass:hunter2", "db_pass:[REDACTED:secret-field]", 1},
+		{"colon quoted", `password: "correct horse"`, `password: "[REDACTED:secret-field]"`, 1},
+		{"yaml line owns the rest", "user: bob\n  password: correct horse battery\nport: 5432", "user: bob\n  password: [REDACTED:secret-field]\nport: 5432", 1},
+		{"yaml list item", "- token: abc def", "- token: [REDACTED:secret-field]", 1},
+		{"http header", "X-Api-Key: k3y-v4lue\r\nAccept: */*", "X-Api-Key: [REDACTED:secret-field]\r\nAccept: */*", 1},
+		{"authorization scheme kept", "Authorization: Digest username=bob", "Authorization: Digest [REDACTED:secret-field]", 1},
+		{"authorization scheme alone kept", "Authorization: Bearer", "Authorization: Bearer", 0},
+		{"colon boolean kept", "token: true, password: null", "token: true, password: null", 0},
+		{"colon plain key kept", "user: bob host: db:5432 time 12:30", "user: bob host: db:5432 time 12:30", 0},
+		{"colon inside a quoted value", `{"data":"password: hunter2"}`, `{"data":"password: [REDACTED:secret-field]"}`, 1},
+		{"escaped json text", `{"body":"{\"token\":\"abc123\"}"`, `{"body":"{\"token\":\"[REDACTED:secret-field]\"}"`, 1},
+		{"quoted assignment", `export PASSWORD="hunter2"`, `export PASSWORD="[REDACTED:secret-field]"`, 1},
+		{"single-quoted assignment", `pw='hunter 2'`, `pw='[REDACTED:secret-field]'`, 1},
+		{"assignment inside a value", `data="password=hunter2"`, `data="password=[REDACTED:secret-field]"`, 1},
+		{"aws secret beside its id", "id=" + awsKey + " secret " + awsSecret, "id=[REDACTED:aws-key] secret [REDACTED:aws-secret-key]", 2},
+		{"aws secret with escaped slashes", `"` + awsKey + `","` + strings.ReplaceAll(awsSecret, "/", `\/`) + `"`, `"[REDACTED:aws-key]","[REDACTED:aws-secret-key]"`, 2},
+		{"aws secret alone kept", "secret " + awsSecret, "secret " + awsSecret, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +121,10 @@ func TestIsSecretKey(t *testing.T) {
 		"privateKey", "credential", "credentials", "authorization", "Proxy-Authorization", "cookie", "Set-Cookie",
 		"sessionid", "session_id", "SESSION-KEY", "csrf", "csrf_token", "X-XSRF-TOKEN", "signature",
 		"pwd", "PWD", "auth", "Auth", "jwt", "JWT", "pin", "otp", "ssn", "cvv", "bearer", "p_w_d", "to_ken",
+		// Whole key or last word; and auth followed by key or header.
+		"pass", "PASS", "pw", "PW", "db_pass", "dbPass", "DB_PASS", "userPw", "user_pw", "smtpPwd", "SMTP-PWD",
+		"proxyAuth", "x-auth", "APIAuth", "card_cvv", "user_otp", "id_jwt", "pass_", "authHeader", "auth_header",
+		"auth_key", "AuthKey", "oauthKey",
 	}
 	for _, k := range secret {
 		if !isSecretKey(k) {
@@ -98,6 +134,10 @@ func TestIsSecretKey(t *testing.T) {
 	plain := []string{
 		"author", "authority", "authored_by", "ping", "spinner", "option", "otp_sent_at", "pins", "jwt_alg",
 		"session", "sessions", "cacheKey", "hit", "id", "name", "bearers", "keyboard", "", "ssns",
+		// Harmless: the word is inside another word, or not the last word.
+		"passes", "compass", "bypass", "surpass", "passport", "passenger", "pass_count", "passThrough",
+		"pwd_path", "OLDPWD", "pwdir", "authMethod", "auth_type", "authority_url", "led_pin", "gpio_pin",
+		"spin", "cabin", "otpSentAt", "jwtAlg", "bypassCache",
 	}
 	for _, k := range plain {
 		if isSecretKey(k) {
@@ -131,6 +171,17 @@ func TestNormalizeRedactsData(t *testing.T) {
 		{"json in a string", `{"body":"{\"password\":\"hunter2\"}"}`, `{"body":"{\"password\":\"[REDACTED:secret-field]\"}"}`, 1},
 		{"key beats value", `{"token":"` + ghToken + `"}`, `{"token":"[REDACTED]"}`, 1},
 		{"secret under plain key in top string", `"Bearer abc123def456ghi"`, `"Bearer [REDACTED:bearer]"`, 1},
+		{"secret as a key hides its value", `{"` + ghToken + `":1,"ok":2,"` + awsKey + `":true}`, `{"[REDACTED:github-token]":"[REDACTED]","ok":2,"[REDACTED:aws-key]":true}`, 3},
+		{"secret keys stay unique", `{"` + ghToken + `":1,"x":{"` + awsKey + `":2},"` + ghPAT + `":3}`,
+			`{"[REDACTED:github-token]":"[REDACTED]","x":{"[REDACTED:aws-key]":"[REDACTED]"},"[REDACTED:github-token] (2)":"[REDACTED]"}`, 6},
+		{"escaped secret key", `{"\u0067hp_16C7e42F292c6912E7710c838347Ae178B4a":1}`, `{"[REDACTED:github-token]":"[REDACTED]"}`, 2},
+		{"secret key and secret name", `{"token ` + ghToken + `":"v"}`, `{"token [REDACTED:github-token]":"[REDACTED]"}`, 2},
+		{"new key names", `{"authHeader":"a","auth_key":"b","pass":"c","pw":"d","db_pass":"e","passes":3,"pwd_path":"/x"}`,
+			`{"authHeader":"[REDACTED]","auth_key":"[REDACTED]","pass":"[REDACTED]","pw":"[REDACTED]","db_pass":"[REDACTED]","passes":3,"pwd_path":"/x"}`, 5},
+		{"aws secret beside its id", `{"id":"` + awsKey + `","k":"` + awsSecret + `"}`, `{"id":"[REDACTED:aws-key]","k":"[REDACTED:aws-secret-key]"}`, 2},
+		{"aws secret before its id, as a key", `{"` + awsSecret + `":[1,"` + awsKey + `"]}`, `{"[REDACTED:aws-secret-key]":"[REDACTED]"}`, 2},
+		{"aws secret with an escaped id", `["\u0041KIAIOSFODNN7EXAMPLE","` + awsSecret + `"]`, `["[REDACTED:aws-key]","[REDACTED:aws-secret-key]"]`, 2},
+		{"aws secret without an id kept", `{"k":"` + awsSecret + `"}`, `{"k":"` + awsSecret + `"}`, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,5 +243,74 @@ func TestPrefilterSeesThroughEscapesAndSeparators(t *testing.T) {
 	// "://" followed later by '@', including as the last byte.
 	if !mightContainSecret("a://b:c@") {
 		t.Error(`prefilter misses a trailing '@' after "://"`)
+	}
+}
+
+// TestAWSSecretRuleQuietOnOrdinaryData: even in a record that carries an
+// access key id, the 40-character rule leaves hashes, base64 payloads,
+// paths and identifiers alone.
+func TestAWSSecretRuleQuietOnOrdinaryData(t *testing.T) {
+	ordinary := []string{
+		"da39a3ee5e6b4b0d3255bfef95601890afd80709",                         // SHA-1, hex
+		"DA39A3EE5E6B4B0D3255BFEF95601890AFD80709",                         // SHA-1, upper-case hex
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", // SHA-256
+		"47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",                     // SHA-256, base64
+		"q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJCrze8SNFZ4kKvN7xI0VniQ", // a longer payload
+		"bWFueSBieXRlcyBvZiBiYXNlNjQgd2l0aCBwYWRkaW5nIGF0IHRoZQ==",         // padded
+		"/home/bob/src/github.com/acme/payments/internal/ledger/post.go",
+		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30",
+		"550e8400-e29b-41d4-a716-446655440000",
+		"com.example.payments.LedgerPostingServiceImplementation",
+		"evt_9c08a6f0d4d0_123456",
+	}
+	for _, v := range ordinary {
+		in := awsKey + " " + v
+		got, _ := RedactText(in)
+		if want := "[REDACTED:aws-key] " + v; got != want {
+			t.Errorf("RedactText(%q) = %q, want only the key id replaced", in, got)
+		}
+	}
+	// The accepted cost: beside a key id, a 30-byte base64 payload (40
+	// characters, no padding) cannot be told from a secret key. Of random
+	// payloads of 16 to 63 bytes only those are taken, about 1 in 48.
+	rnd := rand.New(rand.NewPCG(1, 2))
+	taken, thirty := 0, 0
+	for range 10_000 {
+		b := make([]byte, 16+rnd.IntN(48))
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		enc := base64.StdEncoding.EncodeToString(b)
+		if len(b) == 30 {
+			thirty++
+		}
+		if out, _ := RedactText(awsKey + " " + enc); strings.Contains(out, "aws-secret-key") {
+			taken++
+			if len(b) != 30 {
+				t.Fatalf("%d-byte payload %q taken for a secret key", len(b), enc)
+			}
+		}
+	}
+	t.Logf("%d of 10,000 random base64 payloads beside a key id were taken for secret keys (%d were 30 bytes long)", taken, thirty)
+	if taken == 0 || taken > thirty {
+		t.Errorf("%d payloads taken, %d of 30 bytes: the rule does not work as documented", taken, thirty)
+	}
+}
+
+// TestColonRuleQuietOnOrdinaryText: "key: value" text without a
+// secret-looking key is left alone, and the prefilter keeps the rules from
+// running at all.
+func TestColonRuleQuietOnOrdinaryText(t *testing.T) {
+	for _, s := range []string{
+		"GET http://localhost:8080/api/items?page=2 took 12ms",
+		"open config.yaml: no such file or directory",
+		"user: bob\nhost: db.internal\nport: 5432\nretries: 3",
+		"Content-Type: application/json\r\nAccept: */*",
+		"at 12:30:05 cache miss for key cart:42",
+		"compass heading: 270, bypass valve: open, tests passes: 41",
+	} {
+		if got, n := RedactText(s); n != 0 || got != s {
+			t.Errorf("RedactText(%q) = %q (%d)", s, got, n)
+		}
 	}
 }

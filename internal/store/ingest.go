@@ -368,7 +368,12 @@ func (s *Session) keepDiag(level string) bool {
 // storeDiag queues a diagnostic keepDiag made room for.
 func (s *Session) storeDiag(d Diagnostic) {
 	s.stats.diagnostics++
+	// Every text of a diagnostic can quote a record (a field name, an
+	// excerpt), so all of it passes the redactor before it is stored.
+	d.Reason, _ = evidence.RedactText(d.Reason)
 	d.Reason = truncateRunes(d.Reason, 400)
+	d.Position, _ = evidence.RedactText(d.Position)
+	d.Excerpt, _ = evidence.RedactText(d.Excerpt)
 	b, _ := jsonMarshal(d)
 	s.diagBuf = append(append(s.diagBuf, b...), '\n')
 }

@@ -1,0 +1,139 @@
+package service
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// secretCase is one way a secret can arrive. Each needle is a distinctive
+// part of the secret (free of characters JSON may escape) that must not be
+// found in any file of the session once the record is taken in.
+type secretCase struct {
+	name    string
+	line    string
+	needles []string
+	stored  bool // the record is valid and stored (with the secret redacted)
+}
+
+// Fake secrets, each with a marker of its own.
+const (
+	corpusAWSID     = "AKIAIOSFODNN7CORPUS1"
+	corpusAWSSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYCORPUSKEY1" // 40 characters
+	corpusPGP       = `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGPgpSecretBody0123456789abcdef\n=Xy12\n-----END PGP PRIVATE KEY BLOCK-----`
+	corpusPEM       = `-----BEGIN RSA PRIVATE KEY-----\nMIIEowPemSecretBody0123456789\n-----END RSA PRIVATE KEY-----`
+	corpusJWT       = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjb3JwdXMifQ.JwtCorpusSignature0123456789abc"
+)
+
+var secretCorpus = []secretCase{
+	// What reached disk in the attack.
+	{name: "secret as a data key", stored: true,
+		line: withData(`{"ghp_KeyAsName0123456789abcdefABCDEF":1,"nested":{"ghp_NestedKeyName0123456789abcdefAB":{"x":1}}}`), needles: []string{"KeyAsName0123456789", "NestedKeyName0123456789"}},
+	{name: "secret as an unknown field name", stored: true,
+		line: rec("ghp_UnknownField0123456789abcdefGHIJ", `1`), needles: []string{"UnknownField0123456789"}},
+	{name: "PGP private key block", stored: true,
+		line: withData(`"` + corpusPGP + `"`), needles: []string{"GPgpSecretBody0123456789"}},
+	{name: "password: value in a log line", stored: true,
+		line: withData(`{"log":"db connect password: ColonSecret0123 ok"}`), needles: []string{"ColonSecret0123"}},
+	{name: "YAML password line", stored: true,
+		line: withData(`"user: bob\npassword: correct horse YamlSecretPhrase\nport: 5432"`), needles: []string{"YamlSecretPhrase"}},
+	{name: "AWS key id glued to _", stored: true,
+		line: withData(`"KEY_AKIAGLUEDUNDERSCORE1"`), needles: []string{"AKIAGLUEDUNDERSCORE1"}},
+	{name: "key names authHeader, auth_key, pass, pw, db_pass", stored: true,
+		line:    withData(`{"authHeader":"AuthHeaderValue42","auth_key":"AuthKeyValue42","pass":"PassValue42","pw":"PwValue42","db_pass":"DbPassValue42"}`),
+		needles: []string{"AuthHeaderValue42", "AuthKeyValue42", "PassValue42", "PwValue42", "DbPassValue42"}},
+	{name: "AWS secret key beside its id", stored: true,
+		line: withData(`{"id":"` + corpusAWSID + `","k":"` + corpusAWSSecret + `"}`), needles: []string{"bPxRfiCYCORPUSKEY1", "IOSFODNN7CORPUS1"}},
+	{name: "quoted PASSWORD=", stored: true,
+		line: withData(`"export PASSWORD=\"QuotedEqSecret\""`), needles: []string{"QuotedEqSecret"}},
+	{name: "password: in the message", stored: true,
+		line: rec("message", `"login password: MsgColonSecret1"`), needles: []string{"MsgColonSecret1"}},
+
+	// Shapes redacted before, kept here so the sweep covers every kind.
+	{name: "value shapes", stored: true,
+		line: withData(`["AKIAIOSFODNN7VALUES1","ghp_GithubValue0123456789abcdefABCD","xoxb-123456789012-SlackValue0123","sk_live_StripeValue0123456","AIzaSyGoogleValue0123456789abcdefghijkl","sk-proj-OpenaiValue0123456789","` + corpusJWT + `","` + corpusPEM + `","Bearer BearerValue0123456789","Basic dXNlcjpCYXNpY1ZhbHVlMDEyMw==","postgres://bob:UrlPassValue0@db/app","{\"password\":\"JsonTextValue0\"}","GET /cb?access_token=QueryValue0123"]`),
+		needles: []string{"IOSFODNN7VALUES1", "GithubValue0123", "SlackValue0123", "StripeValue0123", "GoogleValue0123", "OpenaiValue0123",
+			"JwtCorpusSignature0123", "MIIEowPemSecretBody", "BearerValue0123", "dXNlcjpCYXNpY1ZhbHVlMDEyMw", "UrlPassValue0", "JsonTextValue0", "QueryValue0123"}},
+	{name: "secret-looking keys", stored: true,
+		line:    withData(`{"password":"PasswordValue0","api_key":"ApiKeyValue0","Authorization":"Basic AuthorizationValue0","cookie":"sid=CookieValue0","pin":97531864}`),
+		needles: []string{"PasswordValue0", "ApiKeyValue0", "AuthorizationValue0", "CookieValue0", "97531864"}},
+
+	// Refused records: the reason and the excerpt are stored.
+	{name: "refused: secret key in broken JSON",
+		line: `{"hypothesisId":"H1","data":{"ghp_RejectedKey0123456789abcdefXYZ":1}`, needles: []string{"RejectedKey0123456789"}},
+	{name: "refused: duplicate secret name in data",
+		line: withData(`{"ghp_DuplicateKey0123456789abcdefQRS":1,"ghp_DuplicateKey0123456789abcdefQRS":2}`), needles: []string{"DuplicateKey0123456789"}},
+	{name: "refused: duplicate secret field",
+		line: `{"ghp_TopDuplicate0123456789abcdefQRS":1,"ghp_TopDuplicate0123456789abcdefQRS":2}`, needles: []string{"TopDuplicate0123456789"}},
+	{name: "refused: only a secret field",
+		line: `{"ghp_OnlyField0123456789abcdefQRSTU":1}`, needles: []string{"OnlyField0123456789"}},
+	{name: "refused: password: in the excerpt",
+		line: `{"hypothesisId":"H1","data":"password: ExcerptColonSecret"`, needles: []string{"ExcerptColonSecret"}},
+	{name: "refused: JSON text inside a string",
+		line: `{"hypothesisId":"H1","data":"{\"token\":\"EmbeddedJsonSecret\"}"`, needles: []string{"EmbeddedJsonSecret"}},
+	{name: "refused: PGP block",
+		line: `{"data":"` + corpusPGP, needles: []string{"GPgpSecretBody0123456789"}},
+	{name: "refused: AWS secret key beside its id, escaped slashes",
+		line: `{"id":"AKIAIOSFODNN7REJECT1","k":"wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYESCAPEKEY1"`, needles: []string{"IOSFODNN7REJECT1", "bPxRfiCYESCAPEKEY1"}},
+	{name: "refused: oversize record",
+		line: rec("message", `"password: OversizeSecret1"`, "data", `"`+strings.Repeat("z", 70<<10)+`"`), needles: []string{"OversizeSecret1"}},
+}
+
+// TestNoSecretReachesDisk sends every secret case over both transports and
+// then reads every file of the session directory: events, diagnostics, the
+// checkpoint and the append path itself. None may hold any of the secrets.
+func TestNoSecretReachesDisk(t *testing.T) {
+	ts := startServer(t, Config{})
+	info := ts.create(t)
+	var lines []string
+	stored := 0
+	for _, c := range secretCorpus {
+		lines = append(lines, c.line)
+		if c.stored {
+			stored++
+		}
+	}
+	body := ndjson(lines...)
+	for _, c := range secretCorpus {
+		for _, n := range c.needles {
+			if !strings.Contains(c.line, n) {
+				t.Fatalf("case %q: needle %q is not in its own record", c.name, n)
+			}
+		}
+	}
+	if code, res := ingest(t, info.IngestURL, "application/x-ndjson", []byte(body)); code != 200 || res.Accepted != stored {
+		t.Fatalf("HTTP ingest: %d %+v, want every valid case (%d) accepted", code, res, stored)
+	}
+	appendSpool(t, info.AppendPath, body)
+	st := ts.status(t, info.SessionID)
+	if st.Events != int64(2*stored) || st.Rejected != int64(2*(len(secretCorpus)-stored)) {
+		t.Fatalf("%d events, %d rejected; want %d and %d", st.Events, st.Rejected, 2*stored, 2*(len(secretCorpus)-stored))
+	}
+
+	dir := filepath.Join(ts.Root.Path(), "sessions", info.SessionID)
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, c := range secretCorpus {
+			for _, n := range c.needles {
+				if i := bytes.Index(b, []byte(n)); i >= 0 {
+					t.Errorf("%s holds the secret of case %q: …%s…", filepath.Base(path), c.name, b[max(0, i-60):min(len(b), i+len(n)+20)])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || files < 4 {
+		t.Fatalf("walked %d files: %v", files, err)
+	}
+}
