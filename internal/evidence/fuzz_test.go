@@ -21,6 +21,8 @@ func FuzzNormalize(f *testing.F) {
 		obj(`"sessionId":"s"`, hypM, locM, msgM, `"data":[{"api_key":{"a":1}},"`+ghToken+`"]`, tsM),
 		obj(`"hypothesisId":"H\u0031"`, `"location":"a:1"`, `"message":"Basic dXNlcjpwYXNzd29yZA=="`, `"data":{"p\u0061ss":"x"}`, tsM),
 		rec(`{"u":"postgres:\/\/bob:pw@db\/app"}`) + "\r", rec(`1`) + " x", `[]`, `{"timestamp":1.5}`, "{\"a\":\"\xff\"}",
+		rec(`{"` + ghToken + `":1,"` + ghToken + ` ":{"db_pass":"x"},"log":"password: y"}`),
+		obj(`"`+ghToken+`":1`, hypM, locM, msgM, `"data":["\u0041KIAIOSFODNN7EXAMPLE","`+awsSecret+`"]`, tsM),
 	} {
 		f.Add([]byte(s))
 	}
@@ -134,6 +136,8 @@ func FuzzRedactText(f *testing.F) {
 		"", "plain text", awsKey, awsTempKey, ghToken, ghPAT, slackToken, stripeLive, stripeRest, stripeTest, googleKey,
 		openaiKey, jwtToken, pemKey, "Bearer abc123def456ghi", "Basic dXNlcjpwYXNzd29yZA==",
 		"postgres://bob:s3cret@db:5432/app", `{"password":"x","pin":1}`, "a?token=abc&b=1", typicalRecord, secretRecord,
+		pgpKey, "user: bob\npassword: correct horse\n", "Authorization: Bearer x y", `PASSWORD="a b"`, `{\"token\":\"v\"}`,
+		"KEY_" + awsKey + " " + awsSecret, awsKey + ` "` + strings.ReplaceAll(awsSecret, "/", `\/`) + `"`,
 	} {
 		f.Add(s)
 	}

@@ -244,7 +244,7 @@ var valueRules = []*valueRule{
 		pattern: `\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`},
 	// Not inside a longer word, but "_" may join it to a name: KEY_AKIA….
 	{kind: "aws-key", needles: []string{"AKIA", "ASIA"},
-		pattern: `(?:^|[^A-Za-z0-9])((?:AKIA|ASIA)[A-Z0-9]{16})`,
+		pattern: `(?:AKIA|ASIA)[A-Z0-9]{16}`,
 		secret:  awsKeyID},
 	{kind: "github-token", needles: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`},
@@ -479,11 +479,12 @@ func isAuthScheme(v string) bool {
 	return false
 }
 
-// awsKeyID replaces an access key id (group 1) that does not run on into
-// more letters or digits.
+// awsKeyID replaces an access key id that is not part of a longer run of
+// letters and digits.
 func awsKeyID(s string, m []int) (int, int, bool) {
-	a, z := m[2], m[3]
-	if z < len(s) && (isUpper(s[z]) || isLower(s[z]) || isDigit(s[z])) {
+	a, z := m[0], m[1]
+	alnum := func(c byte) bool { return isUpper(c) || isLower(c) || isDigit(c) }
+	if a > 0 && alnum(s[a-1]) || z < len(s) && alnum(s[z]) {
 		return 0, 0, false
 	}
 	return a, z, true
