@@ -517,7 +517,9 @@ var releaseSpool = spool.Release
 // accounts for it are made durable (fsync): a power cut after the punch must
 // not roll the checkpoint back into zeros. Failure is reported once per
 // cycle as a warning and never fails the caller: the evidence is safe, only
-// the raw copy stays. Caller holds s.mu.
+// the raw copy stays. There is no fallback: truncating a fully consumed file
+// could drop a line another program appends between our size check and the
+// truncate, and nothing makes the truncate conditional. Caller holds s.mu.
 func (s *Session) releaseConsumed() error {
 	if !s.ck.unreleased() {
 		return nil
