@@ -244,7 +244,7 @@ type parser struct {
 	lim    Limits
 	redact bool   // the prefilter saw a needle: check keys and string values
 	aws    bool   // the record holds an AWS access key id: look for secret keys too
-	force  bool   // redact without any prefilter (tests)
+	force  bool   // redact without any prefilter or rule gate (tests)
 	brief  bool   // a refusal needs no reason
 	field  string // top-level field being read, for messages
 	out    []byte // compact, redacted copy of data
@@ -672,10 +672,10 @@ func (p *parser) secretKey(k span) bool {
 // The prefilter (and, in a record with an AWS key id, the secret-key shape)
 // decides whether the rules run at all; force runs them always.
 func (p *parser) clean(s string) (string, int) {
-	if !p.force && !mightContainSecret(s) && !(p.aws && hasAWSSecretRun(s)) {
+	if !p.force && !mightNeedRules(s) && !(p.aws && hasAWSSecretRun(s)) {
 		return s, 0
 	}
-	return redactWith(s, p.aws)
+	return redactWith(s, p.aws, !p.force)
 }
 
 func (p *parser) redactText(s string) string {
@@ -688,7 +688,7 @@ func (p *parser) redactText(s string) string {
 // redaction changed it.
 func (p *parser) redactedSpan(s span) (string, bool) {
 	content := p.src[s.start:s.end]
-	if !p.force && !(p.redact && (mightContainSecret(content) || p.aws && (s.escaped || hasAWSSecretRun(content)))) {
+	if !p.force && !(p.redact && (mightNeedRules(content) || p.aws && (s.escaped || hasAWSSecretRun(content)))) {
 		return "", false
 	}
 	var text string

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/base64"
 	"regexp"
 	"strings"
@@ -63,9 +64,64 @@ func isSecretKey[T ~string | ~[]byte](key T) bool {
 			return true
 		}
 	}
+	for i, c := range norm {
+		if c -= 'a'; c < 26 {
+			for _, w := range containsByFirst[c] {
+				if hasPrefix(norm[i:], w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// hasKeyWord reports whether s holds a word that makes a key secret, spelled
+// as isSecretKey reads keys (any case, separators inside): text without one
+// cannot match a rule that needs a secret-looking key.
+func hasKeyWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if l := (s[i] | 0x20) - 'a'; l < 26 {
+			for _, w := range keyWordsByFirst[l] {
+				if matchFolded(s[i:], w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// keyWordsByFirst indexes every key word by first letter.
+var keyWordsByFirst = func() (idx [26][]string) {
+	for _, w := range append(append(append([]string{}, keyContains...), keyWords...), keyEquals...) {
+		idx[w[0]-'a'] = append(idx[w[0]-'a'], w)
+	}
+	return idx
+}()
+
+// containsByFirst indexes keyContains by first letter.
+var containsByFirst = func() (idx [26][]string) {
 	for _, w := range keyContains {
-		for i := 0; i+len(w) <= len(norm); i++ {
-			if string(norm[i:i+len(w)]) == w {
+		idx[w[0]-'a'] = append(idx[w[0]-'a'], w)
+	}
+	return idx
+}()
+
+// mightNeedRules is the parser's prefilter for one string or name. A
+// string of name characters only ([A-Za-z0-9_.-]) cannot hold a key=value,
+// a key: value, a quoted field or a scheme and its token, so for it a
+// secret-looking word is not enough: only a value needle (AKIA, ghp_, eyJ,
+// …) can make a rule match. That spares rules for names like "password".
+func mightNeedRules[T ~string | ~[]byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return mightContainSecret(s)
+		}
+	}
+	for i := 0; i+1 < len(s); i++ {
+		for _, x := range exactNeedles[s[i]] {
+			if hasPrefix(s[i:], x) {
 				return true
 			}
 		}
@@ -224,6 +280,7 @@ type valueRule struct {
 	// locate, instead of a pattern, finds the matches in the form of
 	// FindAllStringSubmatchIndex.
 	locate func(s string) [][]int
+	keyed  bool // matches only under a secret-looking key: skipped in text without a key word
 	// secret picks the part of a match to replace from its submatch indexes;
 	// ok=false leaves the match alone.
 	secret func(s string, m []int) (start, end int, ok bool)
@@ -267,15 +324,15 @@ var valueRules = []*valueRule{
 	// Secret-looking keys inside text, as in a JSON body logged as a string
 	// or a diagnostic excerpt of a raw record: "password":"…", token=…,
 	// and password: … (YAML, HTTP headers, log lines).
-	{kind: "secret-field", match: []string{`"`},
+	{kind: "secret-field", match: []string{`"`}, keyed: true,
 		pattern: `"([^"\\]{1,128})"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*))`,
 		secret:  secretField},
 	// key=value and key: value are found by scanning for the separator
 	// (a regexp without a literal to start from is slow) and match only up
 	// to it; the value is read in code, so a value cannot hide a secret key
 	// inside it ("data": "password: …").
-	{kind: "secret-field", match: []string{"="}, locate: keysBefore('='), secret: secretAssignment},
-	{kind: "secret-field", match: []string{":"}, locate: keysBefore(':'), secret: secretColonField},
+	{kind: "secret-field", match: []string{"="}, keyed: true, locate: keysBefore('='), secret: secretAssignment},
+	{kind: "secret-field", match: []string{":"}, keyed: true, locate: keysBefore(':'), secret: secretColonField},
 }
 
 func init() {
@@ -513,17 +570,19 @@ func RedactText(s string) (string, int) {
 	if !mightContainSecret(s) {
 		return s, 0
 	}
-	return redactAll(s)
+	return redactWith(s, hasAWSKeyID(s), true)
 }
 
 var compileRules sync.Once
 
-// redactAll is RedactText without the prefilter.
-func redactAll(s string) (string, int) { return redactWith(s, hasAWSKeyID(s)) }
+// redactAll is RedactText without the prefilter and without the gates in
+// front of each rule, so tests can check that they never change a result.
+func redactAll(s string) (string, int) { return redactWith(s, hasAWSKeyID(s), false) }
 
 // redactWith applies every rule to s; aws says an AWS access key id is in
 // the same text or record, so that AWS secret keys are looked for too.
-func redactWith(s string, aws bool) (string, int) {
+// gated skips the rules whose literals (or key words) s does not hold.
+func redactWith(s string, aws, gated bool) (string, int) {
 	compileRules.Do(func() {
 		for _, r := range valueRules {
 			if r.locate == nil {
@@ -532,12 +591,25 @@ func redactWith(s string, aws bool) (string, int) {
 		}
 	})
 	total := 0
+	keyWord := -1 // whether s holds a key word; looked for once, when needed
 	for _, r := range valueRules {
 		switch {
+		case !gated:
 		case r.needles != nil && !containsAny(s, r.needles),
 			r.match != nil && !containsAny(s, r.match),
 			r.fold != "" && !containsFold(s, r.fold):
 			continue
+		}
+		if r.keyed && gated {
+			if keyWord < 0 {
+				keyWord = 0
+				if hasKeyWord(s) {
+					keyWord = 1
+				}
+			}
+			if keyWord == 0 {
+				continue
+			}
 		}
 		var n int
 		s, n = r.apply(s)
@@ -566,19 +638,32 @@ func isAWSSecretByte(c byte) bool {
 
 // hasAWSKeyID reports whether s holds an access key id.
 func hasAWSKeyID[T ~string | ~[]byte](s T) bool {
-	for i := 0; i+20 <= len(s); i++ {
-		if s[i] != 'A' || s[i+2] != 'I' || s[i+3] != 'A' || s[i+1] != 'K' && s[i+1] != 'S' {
-			continue
-		}
-		j := i + 4
-		for j < i+20 && (isUpper(s[j]) || isDigit(s[j])) {
-			j++
-		}
-		if j == i+20 {
-			return true
+	for _, prefix := range []string{"AKIA", "ASIA"} {
+		for from := 0; ; {
+			i := indexOf(s[from:], prefix)
+			if i < 0 {
+				break
+			}
+			i += from
+			j := i + 4
+			for j < len(s) && j < i+20 && (isUpper(s[j]) || isDigit(s[j])) {
+				j++
+			}
+			if j == i+20 {
+				return true
+			}
+			from = i + 4
 		}
 	}
 	return false
+}
+
+// indexOf is strings.Index or bytes.Index, whichever s is.
+func indexOf[T ~string | ~[]byte](s T, sub string) int {
+	if b, ok := any(s).([]byte); ok {
+		return bytes.Index(b, []byte(sub))
+	}
+	return strings.Index(string(s), sub)
 }
 
 // awsSecretRuns calls f with the start and end of each run in s shaped like
