@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds debug-mode into bench/out/ and measures it against the performance
-# targets: sustained HTTP and file ingestion, service memory while ingesting,
-# the CLI round trip to a warm service, and what hostile input costs (huge
-# bodies of bad lines, slow bodies, over-limit queries). Prints one Markdown
-# table.
+# targets: sustained HTTP, file and OTLP ingestion, service memory while
+# ingesting, the CLI round trip to a warm service, and what hostile input
+# costs (huge bodies of bad lines, slow bodies, over-limit queries). Prints
+# one Markdown table.
 #
 #   bench/run.sh                 # 1,000,000 events per transport, 3 runs each
 #   EVENTS=200000 REPEAT=1 bench/run.sh
@@ -37,11 +37,11 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo
 echo "debug-mode benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores ($cpu), $(go env GOVERSION), tree $rev"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "workload: $EVENTS events per transport, $BATCH-event batches, $POSTERS HTTP posters, $REPEAT runs each (median reported); $RUNS CLI runs per command"
+echo "workload: $EVENTS events per transport (HTTP, file, OTLP/HTTP protobuf logs), $BATCH-event batches, $POSTERS HTTP posters, $REPEAT runs each (median reported); $RUNS CLI runs per command"
 echo
 echo "| measure | result | target | verdict |"
 echo "| --- | --- | --- | --- |"
-"$OUT/ingest" -bin "$OUT/debug-mode" -events "$EVENTS" -batch "$BATCH" -posters "$POSTERS" -repeat "$REPEAT" -transport both -table
+"$OUT/ingest" -bin "$OUT/debug-mode" -events "$EVENTS" -batch "$BATCH" -posters "$POSTERS" -repeat "$REPEAT" -transport all -table
 "$OUT/roundtrip" -bin "$OUT/debug-mode" -n "$RUNS" -table
 "$OUT/diff" -bin "$OUT/debug-mode" -table
 # Hostile input: 4 × 8 MiB bodies of bad / mixed / good lines at once, slow

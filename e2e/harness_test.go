@@ -109,9 +109,10 @@ func (e *Env) JSON(v any, args ...string) {
 
 // Session is what create prints.
 type Session struct {
-	SessionID  string `json:"sessionId"`
-	IngestURL  string `json:"ingestUrl"`
-	AppendPath string `json:"appendPath"`
+	SessionID    string `json:"sessionId"`
+	IngestURL    string `json:"ingestUrl"`
+	AppendPath   string `json:"appendPath"`
+	OTLPEndpoint string `json:"otlpEndpoint"`
 }
 
 // Create makes a session.

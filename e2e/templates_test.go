@@ -61,12 +61,19 @@ func requireRuntimes(t *testing.T, names []string) {
 	t.Helper()
 	for _, n := range names {
 		if _, err := exec.LookPath(n); err != nil {
-			if os.Getenv("DEBUG_MODE_REQUIRE_RUNTIMES") == "1" {
-				t.Fatalf("runtime %s is missing and DEBUG_MODE_REQUIRE_RUNTIMES=1 (install it with scripts/setup.sh)", n)
-			}
-			t.Skipf("runtime %s not installed", n)
+			missingRuntime(t, "runtime "+n+" is missing")
 		}
 	}
+}
+
+// missingRuntime skips the test because what it names is missing here, or
+// fails it when DEBUG_MODE_REQUIRE_RUNTIMES=1 (CI), where everything must run.
+func missingRuntime(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("DEBUG_MODE_REQUIRE_RUNTIMES") == "1" {
+		t.Fatalf("%s and DEBUG_MODE_REQUIRE_RUNTIMES=1 (install it with scripts/setup.sh)", what)
+	}
+	t.Skipf("%s (scripts/setup.sh installs it)", what)
 }
 
 const trickyString = "quote\" backslash\\ newline\n tab\t ctrl\u0001 é 日本 🎉"

@@ -1,11 +1,12 @@
 // Command ingest measures sustained ingestion through the real debug-mode
 // binary and its background service: HTTP batches posted to the Ingest URL,
-// and batches appended to the Append Path. For each transport it prints the
+// batches appended to the Append Path, and OTLP/HTTP protobuf logs requests
+// posted to the OTLP Endpoint. For each transport it prints the
 // events stored, the wall time from the first byte sent to the last event
 // stored, events per second, the service's peak resident memory, and checks
 // with `status --json` that exactly the events sent were stored.
 //
-//	go run ./bench/ingest -bin bench/out/debug-mode -events 1000000 -batch 400 -transport both
+//	go run ./bench/ingest -bin bench/out/debug-mode -events 1000000 -batch 400 -transport all
 package main
 
 import (
@@ -38,7 +39,7 @@ func main() {
 	bin := flag.String("bin", "bench/out/debug-mode", "path to the debug-mode binary")
 	events := flag.Int("events", 1_000_000, "events to send per transport")
 	batch := flag.Int("batch", 400, "events per HTTP request or per append write")
-	transport := flag.String("transport", "both", "http, file or both")
+	transport := flag.String("transport", "both", "http, file, otlp, a comma-separated list of them, both (http,file) or all")
 	posters := flag.Int("posters", 2, "concurrent HTTP posters (one keep-alive connection each)")
 	home := flag.String("home", "", "state root (AGENT_DEBUG_MODE_HOME); default: a fresh temporary one, removed afterwards")
 	keep := flag.Bool("keep", false, "leave the service running (and a temporary state root in place) when done")
@@ -54,12 +55,17 @@ func main() {
 	}
 	var transports []string
 	switch *transport {
-	case "http", "file":
-		transports = []string{*transport}
 	case "both":
 		transports = []string{"http", "file"}
+	case "all":
+		transports = []string{"http", "file", "otlp"}
 	default:
-		fail(fmt.Errorf("-transport must be http, file or both, not %q", *transport))
+		transports = strings.Split(*transport, ",")
+		for _, t := range transports {
+			if t != "http" && t != "file" && t != "otlp" {
+				fail(fmt.Errorf("-transport must be http, file, otlp, a list of them, both or all, not %q", *transport))
+			}
+		}
 	}
 
 	if *timestamps != "rising" && *timestamps != "repeating" {
@@ -78,8 +84,14 @@ func main() {
 	}
 	w := workload{events: *events, batch: *batch, repeat: *timestamps == "repeating"}
 	w.build()
+	if slices.Contains(transports, "otlp") {
+		w.buildOTLP()
+	}
 	fmt.Fprintf(os.Stderr, "state root %s; %d events per transport in batches of %d; mean record %d bytes; %s timestamps\n",
 		env.Home, w.events, w.batch, w.recordBytes, *timestamps)
+	if w.otlpBytes > 0 {
+		fmt.Fprintf(os.Stderr, "OTLP: mean protobuf request %d bytes (%d per log record)\n", w.otlpBytes, w.otlpBytes/w.batch)
+	}
 
 	failed := false
 	started := false
@@ -138,7 +150,9 @@ type workload struct {
 	events, batch int
 	repeat        bool     // timestamps restart every poolBatches batches
 	bodies        [][]byte // each batch: its lines, each ending in "\n"
+	otlpBodies    [][]byte // each batch as an OTLP protobuf logs request
 	recordBytes   int      // mean record length, without the newline
+	otlpBytes     int      // mean OTLP request size
 }
 
 // poolBatches is how many batches a repeating-timestamp run cycles through.
@@ -229,6 +243,8 @@ func run(env *harness.Env, transport string, w workload, posters int, interval t
 		err = r.runHTTP(sess, w, posters)
 	case "file":
 		err = r.runFile(env, sess, w)
+	case "otlp":
+		err = r.runOTLP(sess, w, posters)
 	}
 	r.peakRSS, r.samples = smp.Stop()
 	if err != nil {
@@ -257,6 +273,24 @@ func run(env *harness.Env, transport string, w workload, posters int, interval t
 // The service acknowledges a request only once its records are written, so
 // the clock stops at the last acknowledgement.
 func (r *result) runHTTP(sess harness.Session, w workload, posters int) error {
+	return r.postAll(w, posters, func(client *http.Client, i int) error {
+		body, count := w.body(i)
+		return post(client, sess.IngestURL, body, count)
+	})
+}
+
+// runOTLP posts every batch as an OTLP/HTTP protobuf logs request, as an
+// OpenTelemetry SDK or Collector does (without gzip, which costs the
+// sender more than the service).
+func (r *result) runOTLP(sess harness.Session, w workload, posters int) error {
+	return r.postAll(w, posters, func(client *http.Client, i int) error {
+		_, count := w.body(i)
+		return postOTLP(client, sess.OTLPEndpoint+"/v1/logs", w.otlpBodies[i], count)
+	})
+}
+
+// postAll sends every batch, posters at a time over keep-alive connections.
+func (r *result) postAll(w workload, posters int, send func(*http.Client, int) error) error {
 	client := &http.Client{
 		Timeout:   60 * time.Second,
 		Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: posters, DisableCompression: true},
@@ -276,8 +310,7 @@ func (r *result) runHTTP(sess harness.Session, w workload, posters int) error {
 				if i >= n {
 					return
 				}
-				body, count := w.body(int(i))
-				if err := post(client, sess.IngestURL, body, count); err != nil {
+				if err := send(client, int(i)); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					next.Store(n) // stop the others
 					return
@@ -309,6 +342,29 @@ func post(client *http.Client, url string, body []byte, count int) error {
 	var res struct{ Accepted, Rejected int }
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(data, &res) != nil || res.Accepted != count {
 		return fmt.Errorf("POST answered %s: %s (sent %d records)", resp.Status, strings.TrimSpace(string(data)), count)
+	}
+	return nil
+}
+
+// postOTLP sends one logs request and checks that it was stored whole: 200
+// with an empty answer (no partial_success).
+func postOTLP(client *http.Client, url string, body []byte, count int) error {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || len(data) != 0 {
+		return fmt.Errorf("OTLP POST answered %s: %q (sent %d log records)", resp.Status, data, count)
 	}
 	return nil
 }
@@ -366,8 +422,11 @@ func selfCPU() float64 {
 func (r *result) rate() float64 { return float64(r.events) / r.elapsed.Seconds() }
 
 func (r *result) label() string {
-	if r.transport == "http" {
+	switch r.transport {
+	case "http":
 		return fmt.Sprintf("HTTP ingest (%d posters, %d-event batches)", r.posters, r.batch)
+	case "otlp":
+		return fmt.Sprintf("OTLP/HTTP protobuf log ingest (%d posters, %d-record requests)", r.posters, r.batch)
 	}
 	return fmt.Sprintf("file ingest (%d-event appends)", r.batch)
 }

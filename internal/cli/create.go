@@ -30,7 +30,10 @@ func newCreateCmd(e *env) *cobra.Command {
 Prints the session id and the two places a probe helper can send events to:
 the Ingest URL (HTTP, for JavaScript and TypeScript) and the Append Path (a
 file the helper appends one JSON line per event to, for every other
-language). Every other command names the session with --session <id>.
+language), then the OTLP Endpoint: the OTEL_EXPORTER_OTLP_ENDPOINT for a
+program already instrumented with OpenTelemetry, or for a Collector that
+relays services on other hosts (OTLP/HTTP logs and traces). Every other
+command names the session with --session <id>.
 
 --max-per-location sets how many events a helper sends from one location
 in one process before it stops and sends one held-back count instead
@@ -79,17 +82,18 @@ func (o *createOptions) run() error {
 	return o.printer().Result("create", createResult(info), func(w io.Writer) { output.Create(w, info) })
 }
 
-// createResult is the JSON shape of create: the three values, the time
-// and the cap.
+// createResult is the JSON shape of create: the endpoints, the time, the
+// cap and the project root.
 func createResult(in service.SessionInfo) any {
 	return struct {
 		SessionID      string `json:"sessionId"`
 		CreatedAt      int64  `json:"createdAt"`
 		IngestURL      string `json:"ingestUrl"`
 		AppendPath     string `json:"appendPath"`
+		OTLPEndpoint   string `json:"otlpEndpoint"`
 		MaxPerLocation int64  `json:"maxPerLocation"`
 		ProjectRoot    string `json:"projectRoot"`
-	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath, in.MaxPerLocation, in.ProjectRoot}
+	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath, in.OTLPEndpoint, in.MaxPerLocation, in.ProjectRoot}
 }
 
 // projectRoot is --root made absolute, or the git top-level of the working

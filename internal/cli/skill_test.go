@@ -88,7 +88,7 @@ func TestSkillForbiddenTerms(t *testing.T) {
 		`state files?`, `state dir(ectory)?`, `loopback`, `localhost`, `127\.0\.0\.1`, `data\.instrumentation`}
 	literal := []string{".ndjson", "~/.agent-debug-mode", ".agent-debug-mode", "AGENT_DEBUG_MODE", "--json"}
 	for _, f := range skillFiles(t) {
-		text := string(f.Data)
+		text := collectorKeys.ReplaceAllString(string(f.Data), "")
 		for _, w := range forbidden {
 			if m := regexp.MustCompile(`(?i)\b` + w + `\b`).FindString(text); m != "" {
 				t.Errorf("%s mentions %q", f.Path, m)
@@ -101,6 +101,11 @@ func TestSkillForbiddenTerms(t *testing.T) {
 		}
 	}
 }
+
+// collectorKeys are the lines of an OpenTelemetry Collector configuration
+// (a YAML block in references/otlp.md) whose key is the Collector's own
+// word "service", not debug-mode's.
+var collectorKeys = regexp.MustCompile(`(?m)^service:$`)
 
 // TestSkillEventSchema: the schema tables are exactly what the code
 // validates, and every example event in the skill is accepted as it is.

@@ -10,9 +10,10 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 )
 
-// Create renders the contract's block: the heading and three lines.
+// Create renders the contract's block: the heading and three lines, then
+// the OTLP Endpoint for OpenTelemetry exporters.
 func Create(w io.Writer, in service.SessionInfo) {
-	fmt.Fprintf(w, "SESSION CREATED\nSession ID   %s\nIngest URL   %s\nAppend Path  %s\n", in.SessionID, in.IngestURL, in.AppendPath)
+	fmt.Fprintf(w, "SESSION CREATED\nSession ID   %s\nIngest URL   %s\nAppend Path  %s\nOTLP Endpoint %s\n", in.SessionID, in.IngestURL, in.AppendPath, in.OTLPEndpoint)
 	if in.ProjectRoot != "" {
 		fmt.Fprintf(w, "Project root %s (event locations are stored relative to it)\n", in.ProjectRoot)
 	}
@@ -29,11 +30,11 @@ func capLine(w io.Writer, n int64) {
 
 // Reset renders a reset: the new cycle and the endpoints valid now.
 func Reset(w io.Writer, in service.SessionInfo) {
-	fmt.Fprintf(w, "SESSION RESET\nSession ID   %s\nCycle        %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL   %s\nAppend Path  %s\n",
-		in.SessionID, in.Cycle, in.IngestURL, in.AppendPath)
+	fmt.Fprintf(w, "SESSION RESET\nSession ID   %s\nCycle        %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL   %s\nAppend Path  %s\nOTLP Endpoint %s\n",
+		in.SessionID, in.Cycle, in.IngestURL, in.AppendPath, in.OTLPEndpoint)
 	capLine(w, in.MaxPerLocation)
 	if in.IngestURLChanged {
-		fmt.Fprintf(w, "\nWARNING: the Ingest URL changed (it was %s): %s. Before reproducing, put the URL above in the helper (in place of the old one or __INGEST_URL__), or write the helper again with %s.\n",
+		fmt.Fprintf(w, "\nWARNING: the Ingest URL changed (it was %s): %s. Before reproducing, put the URL above in the helper (in place of the old one or __INGEST_URL__), or write the helper again with %s; OpenTelemetry exporters take the OTLP Endpoint above.\n",
 			in.PreviousURL, oldPortRisk(in.PreviousURL), helperCommand(in.SessionID))
 	}
 }
@@ -107,6 +108,7 @@ func Status(w io.Writer, in service.StatusInfo) {
 	}
 	userEvidenceRow(t, in.UserEvidence, in.SessionID)
 	t.Flush()
+	fmt.Fprintf(w, "OTLP Endpoint %s\n", in.OTLPEndpoint) // as create prints it
 
 	var warnings []string
 	if in.IngestURLChanged {

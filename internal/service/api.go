@@ -34,6 +34,7 @@ type SessionInfo struct {
 	Cycle            int64  `json:"cycle"`
 	IngestURL        string `json:"ingestUrl"`
 	AppendPath       string `json:"appendPath"`
+	OTLPEndpoint     string `json:"otlpEndpoint"` // OTEL_EXPORTER_OTLP_ENDPOINT for OpenTelemetry exporters
 	ProjectRoot      string `json:"projectRoot,omitempty"`
 	IngestURLChanged bool   `json:"ingestUrlChanged"`
 	PreviousURL      string `json:"previousIngestUrl,omitempty"`
@@ -45,6 +46,7 @@ type StatusInfo struct {
 	store.Status
 	IngestURL        string `json:"ingestUrl"`
 	AppendPath       string `json:"appendPath"`
+	OTLPEndpoint     string `json:"otlpEndpoint"`
 	ProjectRoot      string `json:"projectRoot,omitempty"`
 	IngestURLChanged bool   `json:"ingestUrlChanged"`
 	PreviousURL      string `json:"previousIngestUrl,omitempty"`

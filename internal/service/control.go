@@ -66,7 +66,7 @@ func (s *Server) info(sess *store.Session) SessionInfo {
 	m := sess.Meta()
 	cur := s.IngestURL(m.SessionID)
 	return SessionInfo{SessionID: m.SessionID, CreatedAt: m.CreatedAt, Cycle: m.Epoch, IngestURL: cur,
-		AppendPath: sess.AppendPath(), ProjectRoot: m.ProjectRoot, IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur),
+		AppendPath: sess.AppendPath(), OTLPEndpoint: s.OTLPEndpoint(m.SessionID), ProjectRoot: m.ProjectRoot, IngestURLChanged: m.IngestURL != "" && m.IngestURL != cur, PreviousURL: changedFrom(m.IngestURL, cur),
 		MaxPerLocation: m.Cap()}
 }
 
@@ -193,7 +193,7 @@ func (s *Server) statusInfo(sess *store.Session) (StatusInfo, error) {
 	}
 	st.UserEvidence = sess.UserEvidenceCount()
 	info := s.info(sess)
-	return StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath, ProjectRoot: info.ProjectRoot,
+	return StatusInfo{Status: st, IngestURL: info.IngestURL, AppendPath: info.AppendPath, OTLPEndpoint: info.OTLPEndpoint, ProjectRoot: info.ProjectRoot,
 		IngestURLChanged: info.IngestURLChanged, PreviousURL: info.PreviousURL}, nil
 }
 

@@ -81,8 +81,9 @@ type Server struct {
 	muxOnce    sync.Once
 	mux        *http.ServeMux
 	ln         net.Listener
-	retired    atomic.Bool // the state directory was replaced: see retire
-	deliv      deliveries  // HTTP ingest per session, for settling after a reproduction
+	retired    atomic.Bool   // the state directory was replaced: see retire
+	deliv      deliveries    // HTTP ingest per session, for settling after a reproduction
+	decoding   chan struct{} // OTLP requests being decoded and stored
 }
 
 // New makes a server; call Serve with a loopback listener.
@@ -102,7 +103,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies), bodyBudget: newBodyBudget()}
+	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies), bodyBudget: newBodyBudget(),
+		decoding: make(chan struct{}, MaxConcurrentOTLPDecodes)}
 	cfg.Root.SetRepairLog(func(r safefs.Repair) {
 		logRepair(cfg.Log, r)
 		if s.store != nil {
@@ -253,6 +255,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/ingest/"):
 		s.serveIngest(w, r)
+	case strings.HasPrefix(r.URL.Path, "/otlp/"):
+		s.serveOTLP(w, r)
 	case strings.HasPrefix(r.URL.Path, "/v1/"):
 		s.serveControl(w, r)
 	default:
@@ -277,21 +281,11 @@ func (s *Server) allowedHost(host string) bool {
 // preflights for any origin (browser code under debug posts here) but takes
 // only NDJSON or JSON bodies, which a browser cannot send without a preflight.
 func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Vary", "Origin")
-	if r.Method == http.MethodOptions {
-		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Content-Type")
-		h.Set("Access-Control-Max-Age", "600")
-		if r.Header.Get("Access-Control-Request-Private-Network") == "true" {
-			h.Set("Access-Control-Allow-Private-Network", "true")
-		}
-		w.WriteHeader(http.StatusNoContent)
+	if answerCORS(w, r, "Content-Type") {
 		return
 	}
 	if r.Method != http.MethodPost {
-		h.Set("Allow", "POST, OPTIONS")
+		w.Header().Set("Allow", "POST, OPTIONS")
 		writeIngest(w, http.StatusMethodNotAllowed, IngestResult{Error: "use POST with an NDJSON body"})
 		return
 	}
@@ -351,6 +345,27 @@ func ingestFailure(acc, rej int) IngestResult {
 	}
 	return IngestResult{Accepted: acc, Rejected: rej, Error: fmt.Sprintf(
 		"evidence could not be stored; the first %d records of this request were taken in (accepted and rejected count them), the rest were not", acc+rej)}
+}
+
+// answerCORS lets browser code from any origin post to an ingest endpoint:
+// it sets the CORS headers and answers a preflight (including Private
+// Network Access), reporting true when the request was one. The endpoints
+// still accept only bodies a browser cannot send without a preflight.
+func answerCORS(w http.ResponseWriter, r *http.Request, allowHeaders string) bool {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Vary", "Origin")
+	if r.Method != http.MethodOptions {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", allowHeaders)
+	h.Set("Access-Control-Max-Age", "600")
+	if r.Header.Get("Access-Control-Request-Private-Network") == "true" {
+		h.Set("Access-Control-Allow-Private-Network", "true")
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }
 
 func writeIngest(w http.ResponseWriter, code int, res IngestResult) {

@@ -32,7 +32,7 @@ var ErrEmptyBody = errors.New("the request body holds no NDJSON record")
 // Diagnostic is one bounded, redacted report about evidence that was refused
 // or changed on its way in.
 type Diagnostic struct {
-	Source     string `json:"source"` // http, file or store
+	Source     string `json:"source"` // http, file, otlp or store
 	Level      string `json:"level"`  // rejected or warning
 	Reason     string `json:"reason"`
 	Position   string `json:"position"`
@@ -46,9 +46,13 @@ type item struct {
 	line     int64 // 1-based line in the request or the append path
 	offset   int64 // byte offset in the append path (file source)
 	oversize bool
+	unit     string // what a mapped record was ("log record", "span"); empty for lines
 }
 
 func position(source string, it item) string {
+	if it.unit != "" {
+		return mappedPosition(it)
+	}
 	if source == SourceFile {
 		return fmt.Sprintf("append path line %d (byte %d)", it.line, it.offset)
 	}

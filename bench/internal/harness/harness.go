@@ -71,9 +71,10 @@ func (e *Env) Run(args ...string) ([]byte, error) {
 
 // Session is what create --json reports.
 type Session struct {
-	SessionID  string `json:"sessionId"`
-	IngestURL  string `json:"ingestUrl"`
-	AppendPath string `json:"appendPath"`
+	SessionID    string `json:"sessionId"`
+	IngestURL    string `json:"ingestUrl"`
+	AppendPath   string `json:"appendPath"`
+	OTLPEndpoint string `json:"otlpEndpoint"`
 }
 
 // Create makes a session (starting the service if none runs).

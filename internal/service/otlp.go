@@ -1,0 +1,262 @@
+package service
+
+import (
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/otlp"
+	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
+)
+
+// Limits of OTLP/HTTP ingest (the body limits are MaxBodyBytes's).
+const (
+	// MaxConcurrentOTLPDecodes bounds the requests decoded at once (one per
+	// core here): a decoded request costs up to about 16 MiB
+	// (otlp.MaxMessages).
+	MaxConcurrentOTLPDecodes = 2
+	// otlpChunk is how many mapped records are validated and stored per
+	// write, so a large request never holds all its event lines at once.
+	otlpChunk = 1024
+)
+
+// OTLPEndpoint is the base URL an OpenTelemetry exporter takes as
+// OTEL_EXPORTER_OTLP_ENDPOINT for a session; it appends /v1/logs and
+// /v1/traces.
+func (s *Server) OTLPEndpoint(id string) string {
+	return "http://127.0.0.1:" + strconv.Itoa(s.port) + "/otlp/" + id
+}
+
+// otlpAnswer is one OTLP/HTTP response: a code and a body already encoded.
+type otlpAnswer struct {
+	code int
+	body []byte
+}
+
+// serveOTLP accepts OTLP/HTTP logs and traces for one session at
+// /otlp/<id>/v1/logs and /otlp/<id>/v1/traces, in protobuf or JSON, gzip,
+// deflate or uncompressed, and answers as OTLP specifies: 200 (with a
+// partial success when some records were refused), else a
+// google.rpc.Status. The same rules as /ingest apply: CORS for browser
+// exporters, body types a browser cannot send without a preflight, bounded
+// bodies (decompressed too).
+func (s *Server) serveOTLP(w http.ResponseWriter, r *http.Request) {
+	if answerCORS(w, r, "Content-Type, Content-Encoding") {
+		return
+	}
+	enc, ok := otlpEncoding(r)
+	if !ok {
+		// Neither encoding: answer in JSON, the one a person can read.
+		writeOTLP(w, otlp.JSON, otlpAnswer{http.StatusUnsupportedMediaType, otlp.Status(otlp.JSON, otlp.CodeInvalidArgument,
+			"Content-Type must be application/x-protobuf or application/json (OTLP/HTTP; set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf or http/json, not grpc)")})
+		return
+	}
+	writeOTLP(w, enc, s.otlpRequest(w, r, enc))
+}
+
+func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.Encoding) otlpAnswer {
+	fail := func(code int, grpc int32, msg string) otlpAnswer {
+		return otlpAnswer{code, otlp.Status(enc, grpc, msg)}
+	}
+	id, signal, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/otlp/"), "/")
+	var sig otlp.Signal
+	switch signal {
+	case "v1/logs":
+		sig = otlp.Logs
+	case "v1/traces":
+		sig = otlp.Traces
+	case "v1/metrics":
+		return fail(http.StatusNotFound, otlp.CodeNotFound, "debug-mode stores logs and traces, not metrics; send only logs and traces to this endpoint")
+	default:
+		return fail(http.StatusNotFound, otlp.CodeNotFound, "unknown path; an OTLP exporter appends /v1/logs or /v1/traces to the OTLP Endpoint that debug-mode create prints")
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST, OPTIONS")
+		return fail(http.StatusMethodNotAllowed, otlp.CodeInvalidArgument, "use POST with an OTLP export request")
+	}
+	ce := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
+	switch ce {
+	case "", "identity", "gzip", "deflate":
+	default:
+		return fail(http.StatusUnsupportedMediaType, otlp.CodeInvalidArgument, "Content-Encoding must be gzip, deflate or none")
+	}
+	sess, err := s.store.Get(id)
+	if errors.Is(err, safefs.ErrSymlink) {
+		return fail(http.StatusInternalServerError, otlp.CodeInternal, unsafeSessionMsg)
+	}
+	if err != nil {
+		return fail(http.StatusNotFound, otlp.CodeNotFound, "unknown session; create one with debug-mode create and use the OTLP Endpoint it prints")
+	}
+	s.touch()
+	request := "OTLP " + sig.String() + " request"
+	refuse := func(code int, grpc int32, reason string) otlpAnswer {
+		if err := sess.RefuseRequest(store.SourceOTLP, request, reason); err != nil {
+			s.cfg.Log.Printf("otlp %s: %v", sess.ID(), err)
+		}
+		return fail(code, grpc, reason)
+	}
+
+	// As for /ingest, only a few bodies are held at once.
+	s.bodies <- struct{}{}
+	defer func() { <-s.bodies }()
+	body, err := readOTLPBody(w, r, ce)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe) || errors.Is(err, errDecompressedTooLarge):
+			return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted,
+				fmt.Sprintf("body larger than %d bytes (before or after decompression); send smaller batches (in a Collector, the batch processor's send_batch_max_size: 1024)", MaxBodyBytes))
+		case errors.Is(err, errBadCompression):
+			return refuse(http.StatusBadRequest, otlp.CodeInvalidArgument, "the body is not valid "+ce+" although Content-Encoding says so")
+		}
+		return fail(http.StatusBadRequest, otlp.CodeInvalidArgument, "could not read the body")
+	}
+
+	s.decoding <- struct{}{}
+	defer func() { <-s.decoding }()
+	var (
+		items iter.Seq[otlp.Item]
+		total int
+	)
+	if sig == otlp.Logs {
+		var ld plog.Logs
+		if ld, err = otlp.DecodeLogs(body, enc); err == nil {
+			items, total = otlp.LogItems(ld), ld.LogRecordCount()
+		}
+	} else {
+		var td ptrace.Traces
+		if td, err = otlp.DecodeTraces(body, enc); err == nil {
+			items, total = otlp.SpanItems(td), td.SpanCount()
+		}
+	}
+	switch {
+	case errors.Is(err, otlp.ErrTooLarge):
+		return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted, err.Error())
+	case err != nil:
+		return refuse(http.StatusBadRequest, otlp.CodeInvalidArgument, err.Error())
+	}
+	return s.storeOTLP(sess, enc, sig, items, total)
+}
+
+// storeOTLP runs the mapped records through the evidence pipeline in
+// chunks and answers with what was stored.
+func (s *Server) storeOTLP(sess *store.Session, enc otlp.Encoding, sig otlp.Signal, items iter.Seq[otlp.Item], total int) otlpAnswer {
+	var (
+		batch    = make([]store.Mapped, 0, min(total, otlpChunk))
+		accepted int
+		first    string
+		diagLost bool
+		err      error
+	)
+	flush := func() bool {
+		res, ierr := sess.IngestMapped(store.SourceOTLP, sig.Unit(), batch)
+		batch = batch[:0]
+		if errors.Is(ierr, store.ErrDiagnosticsLost) {
+			s.cfg.Log.Printf("otlp %s: %v", sess.ID(), ierr)
+			diagLost, ierr = true, nil
+		}
+		if ierr != nil {
+			err = ierr
+			return false
+		}
+		accepted += res.Accepted
+		if first == "" {
+			first = res.FirstRejection
+		}
+		return true
+	}
+	for it := range items {
+		batch = append(batch, store.Mapped{Line: it.Line, Index: it.Index, Refused: it.Refused})
+		if len(batch) == otlpChunk && !flush() {
+			break
+		}
+	}
+	if err == nil && len(batch) > 0 {
+		flush()
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return otlpAnswer{http.StatusNotFound, otlp.Status(enc, otlp.CodeNotFound, "unknown session; create one with debug-mode create")}
+	case err != nil && accepted == 0:
+		s.cfg.Log.Printf("otlp %s: %v", sess.ID(), err)
+		return otlpAnswer{http.StatusServiceUnavailable, otlp.Status(enc, otlp.CodeUnavailable, "evidence could not be stored; nothing from this request was accepted")}
+	case err != nil:
+		s.cfg.Log.Printf("otlp %s: %v", sess.ID(), err)
+		first = "evidence could not be stored after the first records"
+	}
+	rejected := total - accepted
+	if rejected == 0 {
+		return otlpAnswer{http.StatusOK, otlp.Success(enc)}
+	}
+	msg := fmt.Sprintf("%d of %d %ss were not stored (first: %s); debug-mode status --session %s lists every reason", rejected, total, sig.Unit(), first, sess.ID())
+	if diagLost {
+		msg += "; the reasons could not all be recorded"
+	}
+	return otlpAnswer{http.StatusOK, otlp.PartialSuccess(enc, sig, int64(rejected), msg)}
+}
+
+// otlpEncoding is the request's encoding, from its Content-Type.
+func otlpEncoding(r *http.Request) (otlp.Encoding, bool) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return 0, false
+	}
+	return otlp.ParseContentType(mt)
+}
+
+var (
+	errDecompressedTooLarge = errors.New("decompressed body too large")
+	errBadCompression       = errors.New("bad compressed body")
+)
+
+// readOTLPBody reads at most MaxBodyBytes from the wire and, when the body
+// is compressed (gzip, or deflate as the Python exporter may send), at most
+// MaxBodyBytes after decompression, so a compression bomb costs no more
+// than a plain body.
+func readOTLPBody(w http.ResponseWriter, r *http.Request, contentEncoding string) ([]byte, error) {
+	var rd io.Reader = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	var err error
+	switch contentEncoding {
+	case "gzip":
+		rd, err = gzip.NewReader(rd)
+	case "deflate": // HTTP's deflate is the zlib format
+		rd, err = zlib.NewReader(rd)
+	default:
+		return io.ReadAll(rd)
+	}
+	var mbe *http.MaxBytesError
+	if err != nil {
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		return nil, errBadCompression
+	}
+	body, err := io.ReadAll(io.LimitReader(rd, MaxBodyBytes+1))
+	switch {
+	case errors.As(err, &mbe):
+		return nil, err
+	case err != nil:
+		return nil, errBadCompression
+	case len(body) > MaxBodyBytes:
+		return nil, errDecompressedTooLarge
+	}
+	return body, nil
+}
+
+func writeOTLP(w http.ResponseWriter, enc otlp.Encoding, a otlpAnswer) {
+	w.Header().Set("Content-Type", enc.ContentType())
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(a.code)
+	w.Write(a.body)
+}
