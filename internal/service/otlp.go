@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/otlp"
-	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
@@ -92,13 +91,18 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 		return fail(http.StatusUnsupportedMediaType, otlp.CodeInvalidArgument, "Content-Encoding must be gzip, deflate or none")
 	}
 	sess, err := s.store.Get(id)
-	if errors.Is(err, safefs.ErrSymlink) {
-		return fail(http.StatusInternalServerError, otlp.CodeInternal, unsafeSessionMsg)
+	if _, ok := Refusal(err); ok {
+		// Said without paths, as /ingest says it: a browser page may read this answer.
+		s.cfg.Log.Printf("otlp refused: %v", err)
+		return fail(http.StatusInternalServerError, otlp.CodeInternal, "this session's storage is refused (a symbolic link, or a file of another user, in debug-mode's state directory); nothing from this request was accepted; debug-mode status --session <id> says what to do")
 	}
 	if err != nil {
 		return fail(http.StatusNotFound, otlp.CodeNotFound, "unknown session; create one with debug-mode create and use the OTLP Endpoint it prints")
 	}
 	s.touch()
+	// A reproduction settles only once deliveries in flight are stored.
+	s.deliv.begin(sess.ID())
+	defer s.deliv.end(sess.ID())
 	request := "OTLP " + sig.String() + " request"
 	refuse := func(code int, grpc int32, reason string) otlpAnswer {
 		if err := sess.RefuseRequest(store.SourceOTLP, request, reason); err != nil {
