@@ -18,7 +18,17 @@ if ! command -v python3 >/dev/null 2>&1 || ! python3 -m venv --help >/dev/null 2
 fi
 echo "setup: installing opentelemetry-sdk $version and opentelemetry-exporter-otlp-proto-http $version" >&2
 rm -rf "$dest"
-python3 -m venv "$dest"
+if ! python3 -m venv "$dest" >/dev/null 2>&1; then
+  # Debian's python3 needs python3-venv (ensurepip) for a virtual environment.
+  rm -rf "$dest"
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: python3 cannot make a virtual environment; install python3-venv (sudo apt-get install python3-venv)" >&2
+    exit 0
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+  python3 -m venv "$dest"
+fi
 "$dest/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
   "opentelemetry-sdk==$version" "opentelemetry-exporter-otlp-proto-http==$version" >/dev/null
 echo "$version" >"$dest/VERSION"
