@@ -23,10 +23,17 @@ var ErrTooDeep = fmt.Errorf("the request nests values more than %d levels deep; 
 
 // checkBudget refuses, before anything is decoded, a request that would cost
 // too much memory to decode: more than MaxMessages messages or nesting
-// deeper than maxDepth. It allocates nothing, so refusing costs no memory.
+// deeper than maxDepth (JSON, and protobuf bodies large enough to hold that
+// many). It allocates nothing, so refusing costs no memory.
 func checkBudget(body []byte, enc Encoding) error {
 	if enc == JSON {
 		return checkJSON(body)
+	}
+	if len(body) <= 2*MaxMessages {
+		// A nested message takes at least 2 bytes on the wire (a tag and a
+		// length), so a body this small cannot pass the limit: no need to
+		// scan it. pdata's own recursion limit bounds its nesting.
+		return nil
 	}
 	s := protoScan{}
 	if !s.message(body, 0) {

@@ -100,13 +100,23 @@ func TestBudgetAdmitsLargeRealBatches(t *testing.T) {
 func TestTooDeepIsRefused(t *testing.T) {
 	// A body value of arrays in arrays: AnyValue.array_value(5) >
 	// ArrayValue.values(1) > AnyValue ...
-	v := []byte{}
-	for range 60 {
-		v = field(nil, 5, field(nil, 1, v))
+	nested := func(levels int) []byte {
+		v := []byte{}
+		for range levels {
+			v = field(nil, 5, field(nil, 1, v))
+		}
+		return v
 	}
-	body := field(nil, 1, field(nil, 2, field(nil, 2, field(nil, 5, v))))
+	// In a body large enough to be scanned (a 200 KB attribute pads it).
+	pad := field(nil, 6, append(field(nil, 1, []byte("pad")), field(nil, 2, field(nil, 1, bytes.Repeat([]byte("x"), 200_000)))...))
+	body := field(nil, 1, field(nil, 2, field(nil, 2, append(pad, field(nil, 5, nested(60))...))))
 	if _, err := DecodeLogs(body, Protobuf); !errors.Is(err, ErrTooDeep) {
 		t.Errorf("protobuf: %v", err)
+	}
+	// A small body is not scanned: pdata's recursion limit refuses it.
+	small := field(nil, 1, field(nil, 2, field(nil, 2, field(nil, 5, nested(120)))))
+	if _, err := DecodeLogs(small, Protobuf); !errors.Is(err, ErrMalformed) {
+		t.Errorf("small protobuf: %v", err)
 	}
 	js := `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":` + strings.Repeat(`{"arrayValue":{"values":[`, 30) +
 		strings.Repeat(`]}}`, 30) + `}]}]}]}`
