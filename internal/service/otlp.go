@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"compress/gzip"
 	"compress/zlib"
 	"errors"
@@ -111,20 +112,30 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 		return fail(code, grpc, reason)
 	}
 
-	// As for /ingest, only a few bodies are held at once.
+	// The body is read as /ingest reads it (body.go: bounded, paced, no
+	// processing slot while it arrives), then decompressed, bounded again,
+	// in one of the processing slots.
+	s.ingesting.Add(1)
+	defer s.ingesting.Add(-1)
+	raw, release, berr := s.readBody(w, r)
+	defer release()
+	tooLarge := fmt.Sprintf("body larger than %d bytes (before or after decompression); send smaller batches (in a Collector, the batch processor's send_batch_max_size: 1024)", MaxBodyBytes)
+	switch {
+	case berr == errBodyTooLarge:
+		return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted, tooLarge)
+	case berr != nil && (berr.code >= 500 || berr == errBodyTooSlow):
+		return fail(berr.code, otlp.CodeUnavailable, berr.msg)
+	case berr != nil:
+		return fail(berr.code, otlp.CodeInvalidArgument, berr.msg)
+	}
 	s.bodies <- struct{}{}
 	defer func() { <-s.bodies }()
-	body, err := readOTLPBody(w, r, ce)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe) || errors.Is(err, errDecompressedTooLarge):
-			return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted,
-				fmt.Sprintf("body larger than %d bytes (before or after decompression); send smaller batches (in a Collector, the batch processor's send_batch_max_size: 1024)", MaxBodyBytes))
-		case errors.Is(err, errBadCompression):
-			return refuse(http.StatusBadRequest, otlp.CodeInvalidArgument, "the body is not valid "+ce+" although Content-Encoding says so")
-		}
-		return fail(http.StatusBadRequest, otlp.CodeInvalidArgument, "could not read the body")
+	body, err := decompress(raw, ce)
+	switch {
+	case errors.Is(err, errDecompressedTooLarge):
+		return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted, tooLarge)
+	case err != nil:
+		return refuse(http.StatusBadRequest, otlp.CodeInvalidArgument, "the body is not valid "+ce+" although Content-Encoding says so")
 	}
 
 	s.decoding <- struct{}{}
@@ -224,32 +235,25 @@ var (
 	errBadCompression       = errors.New("bad compressed body")
 )
 
-// readOTLPBody reads at most MaxBodyBytes from the wire and, when the body
-// is compressed (gzip, or deflate as the Python exporter may send), at most
-// MaxBodyBytes after decompression, so a compression bomb costs no more
-// than a plain body.
-func readOTLPBody(w http.ResponseWriter, r *http.Request, contentEncoding string) ([]byte, error) {
-	var rd io.Reader = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+// decompress returns a gzip or deflate body decompressed, at most
+// MaxBodyBytes of it, so a compression bomb costs no more than a plain body;
+// other bodies are returned as they are.
+func decompress(raw []byte, contentEncoding string) ([]byte, error) {
+	var rd io.Reader
 	var err error
 	switch contentEncoding {
 	case "gzip":
-		rd, err = gzip.NewReader(rd)
+		rd, err = gzip.NewReader(bytes.NewReader(raw))
 	case "deflate": // HTTP's deflate is the zlib format
-		rd, err = zlib.NewReader(rd)
+		rd, err = zlib.NewReader(bytes.NewReader(raw))
 	default:
-		return io.ReadAll(rd)
+		return raw, nil
 	}
-	var mbe *http.MaxBytesError
 	if err != nil {
-		if errors.As(err, &mbe) {
-			return nil, err
-		}
 		return nil, errBadCompression
 	}
 	body, err := io.ReadAll(io.LimitReader(rd, MaxBodyBytes+1))
 	switch {
-	case errors.As(err, &mbe):
-		return nil, err
 	case err != nil:
 		return nil, errBadCompression
 	case len(body) > MaxBodyBytes:
