@@ -4,12 +4,15 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
+	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 	"github.com/agentic-debug-mode/debug-mode/internal/templates"
 )
@@ -133,8 +136,16 @@ func (o *probesOptions) run() error {
 		if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/locations", nil, &locs); err != nil {
 			return err
 		}
+		var lps service.LogpointList
+		if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/logpoints", nil, &lps); err != nil {
+			return err
+		}
 		view.Session = &output.ProbesSession{SessionID: locs.SessionID, Cycle: locs.Cycle, Version: locs.Version, Events: locs.Events,
-			OmittedLocations: locs.Omitted, Joined: probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(locs.Locations), o.drift)}
+			OmittedLocations: locs.Omitted, Joined: probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(withoutLogpoints(locs.Locations, lps.Logpoints)), o.drift),
+			Logpoints: lps.Logpoints}
+		if view.Session.Logpoints == nil {
+			view.Session.Logpoints = []logpoints.Status{}
+		}
 	}
 	remaining := rep
 	if o.remove {
@@ -190,6 +201,32 @@ func (o *probesOptions) next(rep *probes.Report, v output.ProbesView) string {
 		return "Remove them: " + output.CommandLine(append([]string{"probes", "--remove"}, o.paths...)...) + " (shows what it would remove; add --yes to write)"
 	}
 	return ""
+}
+
+// withoutLogpoints leaves out the events of logpoints (their location and
+// label), which belong to no region.
+func withoutLogpoints(in []store.LocationCount, lps []logpoints.Status) []store.LocationCount {
+	if len(lps) == 0 {
+		return in
+	}
+	mine := map[logpoints.HitKey]bool{}
+	for _, lp := range lps {
+		mine[logpoints.HitKey{Location: lp.Location, HypothesisID: lp.HypothesisID}] = true
+	}
+	out := make([]store.LocationCount, 0, len(in))
+	for _, l := range in {
+		l.Hypotheses = slices.DeleteFunc(slices.Clone(l.Hypotheses), func(h store.HypothesisCount) bool {
+			if mine[logpoints.HitKey{Location: l.Location, HypothesisID: h.ID}] {
+				l.Events -= h.Events
+				return true
+			}
+			return false
+		})
+		if len(l.Hypotheses) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func locationCounts(in []store.LocationCount) []probes.LocationCount {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentic-debug-mode/debug-mode/internal/capture"
 	"github.com/agentic-debug-mode/debug-mode/internal/client"
+	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 	"github.com/agentic-debug-mode/debug-mode/internal/reproduce"
@@ -155,6 +156,19 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 		return err
 	}
 
+	// The logpoints' hooks go into the command's environment only when the
+	// session has logpoints: without them the command runs as it would.
+	var envr service.Environment
+	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/environment", nil, &envr); err != nil {
+		return err
+	}
+	vals := sessionenv.Values{SessionID: id, IngestURL: started.IngestURL, AppendPath: started.AppendPath, MaxPerLocation: started.MaxPerLocation}
+	env := commandEnv(vals)
+	if envr.Logpoints > 0 {
+		vals.LogpointsFile = envr.LogpointsFile
+		env = logpoints.Inject(os.Environ(), vals, envr.Hooks).Entries()
+	}
+
 	stop := func() {}
 	if o.env.capture == nil { // a command line of its own, not a call inside the MCP server (whose caller cancels ctx)
 		// Ctrl-C or a kill ends the command's tree and still reports.
@@ -162,7 +176,7 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 	}
 	res, err := reproduce.Run(ctx, reproduce.Spec{
 		Path: path, Args: o.args, Timeout: o.timeout,
-		Env: commandEnv(sessionenv.Values{SessionID: id, IngestURL: started.IngestURL, AppendPath: started.AppendPath, MaxPerLocation: started.MaxPerLocation}),
+		Env: env,
 		// A long reproduction must not find the service gone idle.
 		Keepalive: func() { c.Call(http.MethodGet, "/v1/health", nil, nil) },
 	})
@@ -242,6 +256,15 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 		v.Warnings = append(v.Warnings, fmt.Sprintf("the Ingest URL changed from %s to %s: a helper with the old URL written into it cannot deliver; it reads %s when set, or write the new URL into it", st.PreviousURL, st.IngestURL, sessionenv.IngestURL))
 	}
 
+	var lps service.LogpointList
+	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/logpoints", nil, &lps); err != nil {
+		v.Warnings = append(v.Warnings, "the logpoints could not be listed: "+err.Error()+"; run "+output.CommandLine("logpoint", "list", "--session", id))
+	}
+	v.Logpoints = lps.Logpoints
+	if v.Logpoints == nil {
+		v.Logpoints = []logpoints.Status{}
+	}
+
 	var locs store.Locations
 	regionsErr := c.Call(http.MethodGet, "/v1/sessions/"+id+"/locations", nil, &locs)
 	var rep *probes.Report
@@ -251,7 +274,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	if regionsErr != nil {
 		v.Warnings = append(v.Warnings, "the agent log regions under "+dir+" could not be joined with the events: "+regionsErr.Error())
 	} else {
-		j := probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(locs.Locations), probes.DefaultDrift)
+		j := probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(withoutLogpoints(locs.Locations, lps.Logpoints)), probes.DefaultDrift)
 		r := &output.ReproduceRegions{Scanned: len(j.Regions), NeverFired: []probes.Region{}, Unmatched: len(j.Unmatched), Under: "."}
 		for _, x := range j.Regions {
 			if x.NeverFired {

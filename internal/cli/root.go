@@ -150,7 +150,7 @@ func classify(err error) (int, string, string) {
 		return ExitUsage, "usage", ue.msg
 	case errors.As(err, &ce):
 		switch {
-		case ce.Code == "capture_not_found":
+		case ce.Code == "capture_not_found", ce.Code == "logpoint_not_found":
 			return ExitNotFound, "not_found", ce.Msg
 		case ce.Code == "damaged":
 			return ExitDamaged, "damaged", ce.Msg
@@ -234,6 +234,8 @@ ended the command, 9 reproduce could not start the command.`,
 		newDiffCmd(e),
 		newReproduceCmd(e),
 		newOutputCmd(e),
+		newLogpointCmd(e),
+		newEnvCmd(e),
 		newMCPCmd(e),
 	)
 	addRemovedCommands(root)

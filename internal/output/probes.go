@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 )
 
@@ -26,6 +27,7 @@ type ProbesSession struct {
 	Events           int64  `json:"events"`
 	OmittedLocations int    `json:"omittedLocations"`
 	probes.Joined
+	Logpoints []logpoints.Status `json:"logpoints"` // the session's logpoints, beside the regions
 }
 
 // ProbesLeft is what remains: the verdict of --check, given after a
@@ -204,6 +206,10 @@ func probesJoined(w io.Writer, v ProbesView, scanned string) {
 			fmt.Fprintf(t, "%s\t%d\t%s\t%s\n", Escape(u.Location), u.Events, labelCounts(u.Hypotheses), unmatchedWhy(u, s.Drift))
 		}
 		t.Flush()
+	}
+	if len(s.Logpoints) > 0 {
+		fmt.Fprintf(w, "\nLOGPOINTS %d (in the session, not in the code: nothing to remove from the project)\n", len(s.Logpoints))
+		logpointTable(w, s.Logpoints, false)
 	}
 	if s.OmittedLocations > 0 {
 		fmt.Fprintf(w, "WARNING: %d more distinct locations were not joined (too many to list).\n", s.OmittedLocations)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
@@ -26,6 +27,7 @@ type ReproduceView struct {
 	Stderr       service.StreamTail   `json:"stderr"`
 	Evidence     EvidenceSummary      `json:"evidence"`
 	Regions      *ReproduceRegions    `json:"regions,omitempty"` // nil when the scan failed (Warnings says why)
+	Logpoints    []logpoints.Status   `json:"logpoints"`         // the session's logpoints, each with its state in this cycle
 	Capture      *CaptureView         `json:"capture,omitempty"`
 	Diff         *DiffView            `json:"diff,omitempty"`
 	Warnings     []string             `json:"warnings"`
@@ -129,6 +131,9 @@ func Reproduce(w io.Writer, v ReproduceView) {
 	if r := v.Regions; r != nil {
 		fmt.Fprintf(t, "Regions\t%s\n", regionsText(r))
 	}
+	if len(v.Logpoints) > 0 {
+		fmt.Fprintf(t, "Logpoints\t%s\n", logpointCounts(v.Logpoints))
+	}
 	if c := v.Capture; c != nil {
 		state := "new"
 		if c.Existing {
@@ -137,6 +142,11 @@ func Reproduce(w io.Writer, v ReproduceView) {
 		fmt.Fprintf(t, "Capture\t%s %q (%s) · %s\n", c.ID, Escape(c.Label), state, plural(c.Header.Events, "event", "events"))
 	}
 	t.Flush()
+	if len(v.Logpoints) > 0 {
+		fmt.Fprintln(w)
+		logpointTable(w, v.Logpoints, false)
+		logpointNotes(w, v.Logpoints, v.SessionID)
+	}
 	streamTail(w, "STDOUT", v.Stdout)
 	streamTail(w, "STDERR", v.Stderr)
 	if v.Diff != nil {

@@ -44,6 +44,10 @@ func (s *Server) control() *http.ServeMux {
 		m.HandleFunc("POST /v1/sessions/{id}/reproduce", s.handleReproduce)
 		m.HandleFunc("POST /v1/sessions/{id}/reproduce/end", s.handleReproduceEnd)
 		m.HandleFunc("GET /v1/sessions/{id}/output", s.handleOutput)
+		m.HandleFunc("GET /v1/sessions/{id}/environment", s.handleEnvironment)
+		m.HandleFunc("POST /v1/sessions/{id}/logpoints", s.handleAddLogpoint)
+		m.HandleFunc("GET /v1/sessions/{id}/logpoints", s.handleLogpoints)
+		m.HandleFunc("POST /v1/sessions/{id}/logpoints/remove", s.handleRemoveLogpoints)
 		s.mux = m
 	})
 	return s.mux

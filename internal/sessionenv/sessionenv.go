@@ -20,6 +20,9 @@ const (
 	// process: past it a helper stops sending events from that location
 	// and sends one held-back record instead.
 	MaxPerLocation = "AGENT_DEBUG_MODE_MAX_PER_LOCATION"
+	// Logpoints is the absolute path of the session's logpoints file,
+	// which the start-up hooks read (see package logpoints).
+	Logpoints = "AGENT_DEBUG_MODE_LOGPOINTS"
 )
 
 // Bounds of the per-location cap.
@@ -34,6 +37,7 @@ type Values struct {
 	IngestURL      string
 	AppendPath     string
 	MaxPerLocation int64
+	LogpointsFile  string // set only where logpoint hooks are injected
 }
 
 // Environ is v as KEY=VALUE entries, in a fixed order.
@@ -42,13 +46,17 @@ func (v Values) Environ() []string {
 	if n <= 0 {
 		n = DefaultMaxPerLocation
 	}
-	return []string{
+	env := []string{
 		Session + "=" + v.SessionID,
 		IngestURL + "=" + v.IngestURL,
 		AppendPath + "=" + v.AppendPath,
 		MaxPerLocation + "=" + strconv.FormatInt(n, 10),
 	}
+	if v.LogpointsFile != "" {
+		env = append(env, Logpoints+"="+v.LogpointsFile)
+	}
+	return env
 }
 
 // Names lists every variable, in the order Environ sets them.
-var Names = []string{Session, IngestURL, AppendPath, MaxPerLocation}
+var Names = []string{Session, IngestURL, AppendPath, MaxPerLocation, Logpoints}

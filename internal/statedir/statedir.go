@@ -20,6 +20,7 @@ const (
 	ServiceLog  = "service.log"   // the service's own log
 	CursorKey   = "cursor.key"    // key that authenticates query cursors
 	SessionsDir = "sessions"
+	HooksDir    = "hooks" // the logpoint hooks, one folder per content hash
 )
 
 // Path returns the state root: $AGENT_DEBUG_MODE_HOME, or ~/.agent-debug-mode.
@@ -47,4 +48,9 @@ const (
 	TornFile        = "torn.ndjson"
 	HeldBackFile    = "heldback.json" // the cycle's held-back records (what helpers' caps kept back)
 	OutputFile      = "output.json"   // the output of the cycle's last reproduction
+	// LogpointsFile holds the session's logpoints; hooks read it, a reset
+	// leaves it.
+	LogpointsFile = "logpoints.json"
+	// LogpointReportsFile holds what hooks reported in the current cycle.
+	LogpointReportsFile = "logpointreports.json"
 )

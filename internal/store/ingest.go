@@ -199,11 +199,12 @@ func spoolItems(lines []spool.Line) []item {
 // each line, number the accepted ones, append them in one write, then append
 // the diagnostics. Caller holds s.mu.
 // checkedItem is an item after validation and redaction: an event, a
-// held-back record, or a rejection.
+// control record (held-back count, logpoint report), or a rejection.
 type checkedItem struct {
-	rec  evidence.Record
-	rej  *evidence.Rejection
-	held *evidence.HeldBack
+	rec      evidence.Record
+	rej      *evidence.Rejection
+	held     *evidence.HeldBack
+	lpReport *evidence.LogpointReport
 }
 
 // check validates and redacts every item; it touches no session state.
@@ -224,16 +225,16 @@ func checkInto(dst []checkedItem, items []item, brief bool) []checkedItem {
 }
 
 // checkLine classifies one line. Only a line that is no valid event, or
-// that carries the held-back member beside event fields, is looked at as a
-// held-back record, so events pay nothing for it. With brief, a refused
-// line gets evidence.Refused (see checkInto).
+// that carries a control record's member beside event fields, is looked at
+// as a control record, so events pay nothing for them. With brief, a
+// refused line gets evidence.Refused (see checkInto).
 func checkLine(line []byte, brief bool) checkedItem {
 	normalize := evidence.Normalize
 	if brief {
 		normalize = evidence.NormalizeBrief
 	}
 	rec, rej := normalize(line, evidence.DefaultLimits)
-	if rej == nil && !slices.Contains(rec.Dropped, evidence.HeldBackKey) {
+	if !evidence.IsControl(rec, rej) {
 		return checkedItem{rec: rec}
 	}
 	if hb, hrej, ok := evidence.ParseHeldBack(line, evidence.DefaultLimits); ok {
@@ -241,6 +242,12 @@ func checkLine(line []byte, brief bool) checkedItem {
 			return checkedItem{rej: hrej}
 		}
 		return checkedItem{held: &hb}
+	}
+	if r, rrej, ok := evidence.ParseLogpointReport(line, evidence.DefaultLimits); ok {
+		if rrej != nil {
+			return checkedItem{rej: rrej}
+		}
+		return checkedItem{lpReport: &r}
 	}
 	return checkedItem{rec: rec, rej: rej}
 }
@@ -274,6 +281,15 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 						Reason:  fmt.Sprintf("held-back record not counted: this cycle already tracks %d (process, location) pairs; reset before the next reproduction", MaxHeldBackEntries),
 						Excerpt: evidence.Excerpt(it.data)})
 				}
+			}
+			continue
+		}
+		if r := checked[i].lpReport; r != nil {
+			if !s.lpReports.apply(*r) {
+				rejected++
+				s.addDiag(Diagnostic{Source: source, Level: "rejected", ReceivedAt: now, Position: position(source, it),
+					Reason:  fmt.Sprintf("logpoint report not kept: this cycle already holds %d reports; reset before the next reproduction", MaxLogpointReports),
+					Excerpt: evidence.Excerpt(it.data)})
 			}
 			continue
 		}
@@ -325,14 +341,14 @@ func (s *Session) ingest(source string, items []item, checked []checkedItem) (ac
 	}
 	s.diagsFull.Store(s.stats.diagnostics >= MaxDiagnostics)
 	// The events are stored; a failure below loses only reports about the
-	// other lines (held-back counts stay in memory, written with the next
+	// other lines (control records stay in memory, written with the next
 	// change).
-	herr := s.saveHeldBack()
+	cerr := errors.Join(s.saveHeldBack(), s.saveLogpointReports())
 	if err := s.flushDiags(); err != nil {
-		return accepted, rejected, fmt.Errorf("%w: %v", ErrDiagnosticsLost, errors.Join(err, herr))
+		return accepted, rejected, fmt.Errorf("%w: %v", ErrDiagnosticsLost, errors.Join(err, cerr))
 	}
-	if herr != nil {
-		return accepted, rejected, fmt.Errorf("%w: held-back counts: %v", ErrDiagnosticsLost, herr)
+	if cerr != nil {
+		return accepted, rejected, fmt.Errorf("%w: control records: %v", ErrDiagnosticsLost, cerr)
 	}
 	return accepted, rejected, nil
 }

@@ -79,6 +79,10 @@ type Session struct {
 	// was last stored; validation outside the lock reads it as a hint.
 	diagsFull atomic.Bool
 	locs      atomic.Pointer[projectroot.Normalizer] // nil: locations are kept as sent
+	// lpReports is this cycle's logpoint reports (guarded by mu); lpMu
+	// serialises changes to the logpoints file.
+	lpReports lpReports
+	lpMu      sync.Mutex
 }
 
 // stats are derived from the evidence file on load and kept current after.
@@ -144,9 +148,13 @@ func loadSession(st *Store, id string) (*Session, error) {
 	}
 	s.setNormalizer(s.meta.ProjectRoot)
 	s.idPrefix = randomPrefix()
-	// Before recovery, which may apply a held-back record of an interrupted
+	// Before recovery, which may apply a control record of an interrupted
 	// batch again (harmless: applying one twice changes nothing).
 	if err := s.loadHeldBack(); err != nil {
+		s.close()
+		return nil, err
+	}
+	if err := s.loadLogpointReports(); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -264,7 +272,7 @@ func (s *Session) finishPending(p *pendingBatch) error {
 			var refused []item // refused lines walked over whose diagnostics are not on disk
 			for _, it := range spoolItems(lines) {
 				c := checkLine(it.data, false)
-				ok := c.rej == nil && c.held == nil && !it.oversize
+				ok := c.rej == nil && c.held == nil && c.lpReport == nil && !it.oversize
 				if it.offset >= p.To.Offset || ok && written == 0 {
 					stop = true
 					next = spool.Position{Offset: it.offset, Lines: it.line - 1}
@@ -371,14 +379,15 @@ func (s *Session) resetLocked() error {
 			return err
 		}
 	}
-	// Both name their cycle, so a crash before they are gone leaves
-	// nothing that could be read as the new cycle's.
-	for _, name := range []string{statedir.HeldBackFile, statedir.OutputFile} {
+	// Each names its cycle, so a crash before they are gone leaves nothing
+	// that could be read as the new cycle's. The logpoints stay.
+	for _, name := range []string{statedir.HeldBackFile, statedir.OutputFile, statedir.LogpointReportsFile} {
 		if err := s.st.root.Remove(s.path(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
 	s.held = heldBack{}
+	s.lpReports = lpReports{}
 	s.eventsSz, s.diagSz = 0, 0
 	s.ck = checkpoint{}
 	if err := s.saveCheckpoint(); err != nil {
