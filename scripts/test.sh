@@ -13,7 +13,7 @@ go test -count=1 -race -short ./internal/query/...
 # Brief fuzzing of everything that parses untrusted or stored bytes. Counts,
 # not durations: a duration can end mid-input and fail with "context
 # deadline exceeded" (a known go test -fuzz flake).
-for target in evidence:FuzzNormalize:50000 evidence:FuzzRedactText:50000 evidence:FuzzParseHeldBack:20000 query:FuzzCursorDecode:50000 \
+for target in evidence:FuzzNormalize:50000 evidence:FuzzRedactText:50000 evidence:FuzzParseHeldBack:20000 evidence:FuzzParseLogpointReport:20000 query:FuzzCursorDecode:50000 \
               query:FuzzStoredLineDecoder:50000 capture:FuzzParseEvent:50000 spool:FuzzReader:3000 \
               otlp:FuzzDecodeAndMap:20000; do
   IFS=: read -r pkg name count <<<"$target"

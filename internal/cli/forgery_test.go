@@ -140,6 +140,14 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 	run(0, true, "probes", src, odd)
 	run(0, true, "probes", "--session", id, src, odd)
 	run(ExitCheckFailed, true, "probes", "--check", src, odd)
+	// Logpoints: a file name, a label, a message, a data expression and a
+	// hook's report, all hostile.
+	run(ExitUsage, true, "logpoint", "add", "--session", id, "--at", filepath.Join(odd, evilFile)+":1", "--hypothesis", "H1", "--message", "m")
+	run(0, true, "logpoint", "add", "--session", id, "--at", filepath.Join(src, "app.py")+":1", "--hypothesis", label, "--message", "lp"+hostile, "--data", `"`+hostileInLine+`"`)
+	report, _ := json.Marshal(map[string]any{"agentDebugLogpoint": map[string]any{"id": "lp-1", "state": "failed", "reason": "r" + hostile, "process": "p" + hostile}})
+	appendEvidence(t, created.Result.AppendPath, nil, []string{string(report)})
+	run(0, true, "logpoint", "list", "--session", id)
+	run(0, true, "probes", "--session", id, src)
 
 	capText, env := run(0, true, "capture", "--session", id, "--label", "before"+hostileInLine, "--source-root", src)
 	var cap struct {
@@ -189,6 +197,7 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 	run(ExitNotStarted, true, "reproduce", "--session", id, "--", "./no such"+hostile)
 	run(0, false, "sessions")
 	run(0, false, "sessions", "--all")
+	run(0, true, "logpoint", "remove", "--session", id, "lp-1")
 	run(0, true, "probes", "--remove", src, odd)
 	// It ends with the proof --check gives: the file with a broken marker remains.
 	run(ExitCheckFailed, true, "probes", "--remove", "--yes", src, odd)
@@ -203,6 +212,8 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 		"skill":         "the skill is debug-mode's own text",
 		"skill install": "paths the caller gave and the skill's file names",
 		"mcp":           "serves the commands above through Execute",
+		"logpoint":      "the parent prints help",
+		"env":           "the session's own paths and the caller's own environment, quoted for a shell",
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

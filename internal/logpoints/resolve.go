@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // ProjectRoot is the folder event locations are relative to: the git work
@@ -46,6 +47,9 @@ func Resolve(cwd, at string) (Target, error) {
 	p, line, err := SplitAt(at)
 	if err != nil {
 		return Target{}, err
+	}
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) || !utf8.ValidString(p) {
+		return Target{}, invalidf("--at %s: the file's name holds a line break, a control character or bytes that are not UTF-8; logpoints need a plain name (rename or link the file)", at)
 	}
 	t := Target{Line: line, File: p}
 	if !filepath.IsAbs(p) {

@@ -233,7 +233,7 @@ func TestToolList(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"capture", "captures", "clean", "create", "diff", "evidence_add", "evidence_list", "follow", "logs", "output", "probes", "probes_remove", "query", "reproduce", "reset", "sessions", "status", "template"}
+	want := []string{"capture", "captures", "clean", "create", "diff", "env", "evidence_add", "evidence_list", "follow", "logpoint_add", "logpoint_list", "logpoint_remove", "logs", "output", "probes", "probes_remove", "query", "reproduce", "reset", "sessions", "status", "template"}
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {

@@ -94,6 +94,10 @@ func tools() []Tool {
 		tool[DiffInput]("diff", "Compare evidence", "diff", ReadOnly, ""),
 		tool[ReproduceInput]("reproduce", "Run the reproduction", "reproduce", Destructive, "Runs command (a program and its arguments, no shell) in the folder the server was started in."),
 		tool[OutputInput]("output", "Page the reproduction's output", "output", ReadOnly, ""),
+		tool[LogpointAddInput]("logpoint_add", "Add a logpoint (no edit to the program)", "logpoint add", Additive, "The path is resolved from the folder the server was started in."),
+		tool[SessionInput]("logpoint_list", "List logpoints and their states", "logpoint list", ReadOnly, ""),
+		tool[LogpointRemoveInput]("logpoint_remove", "Remove logpoints", "logpoint remove", Destructive, ""),
+		tool[SessionInput]("env", "The session's environment for a program started elsewhere", "env", ReadOnly, "The result's variables are what a program started outside the reproduce tool needs (the text is shell exports)."),
 	}
 }
 
@@ -124,6 +128,20 @@ type ReproduceInput struct {
 	Ignore         []string `json:"ignore,omitempty" jsonschema:"with diff: leave these data paths out of alignment and comparison (.id, .ts)"`
 	Timeout        string   `json:"timeout,omitempty" jsonschema:"end the command's whole process tree after this long, e.g. 30s or 10m"`
 	MaxPerLocation int64    `json:"max-per-location,omitempty" jsonschema:"set the session's cap of events per location per process"`
+}
+
+type LogpointAddInput struct {
+	Session    string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	At         string `json:"at" jsonschema:"the line, as PATH:LINE, e.g. src/report.py:44"`
+	Hypothesis string `json:"hypothesis" jsonschema:"the hypothesis label its events carry, e.g. H1"`
+	Message    string `json:"message" jsonschema:"a short constant description of the observation"`
+	Data       string `json:"data,omitempty" jsonschema:"an expression in the program's language, evaluated where the line runs, e.g. {\"total\": total, \"n\": len(items)} (default: no data, null)"`
+}
+
+type LogpointRemoveInput struct {
+	Session string   `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	IDs     []string `json:"ids,omitempty" cli:"arg" jsonschema:"the logpoints to remove, e.g. [\"lp-1\"]"`
+	All     bool     `json:"all,omitempty" jsonschema:"remove every logpoint of the session"`
 }
 
 type OutputInput struct {

@@ -88,8 +88,8 @@ func TestToolCall(t *testing.T) {
 func toolsMatchCommands(t *testing.T, root *cobra.Command) {
 	// Commands that are no tool: stop (the server's next call would start the
 	// background work again), the skill, completion, help, mcp itself, and
-	// evidence (the same list as evidence list).
-	notTools := []string{"completion", "help", "mcp", "skill", "skill install", "stop", "evidence"}
+	// evidence (the same list as evidence list), and logpoint (its parent: help).
+	notTools := []string{"completion", "help", "mcp", "skill", "skill install", "stop", "evidence", "logpoint"}
 	covered := map[string]bool{}
 	for _, tl := range Tools {
 		cmd := lookup(root, tl.Command)
