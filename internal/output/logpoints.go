@@ -148,7 +148,7 @@ func Exports(w io.Writer, vars []logpoints.Variable) {
 }
 
 // posixQuote quotes s for any POSIX shell's eval: single quotes, with each
-// single quote written as '\''; nothing inside single quotes is special, a
+// single quote written as '\”; nothing inside single quotes is special, a
 // newline included. (ShellQuote's $'…' form is not POSIX.)
 func posixQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -69,7 +69,9 @@ func (r *lpReports) apply(rep evidence.LogpointReport) bool {
 
 // LogpointsPath is the absolute path of the session's logpoints file, which
 // hooks read.
-func (s *Session) LogpointsPath() string { return s.st.root.Path() + "/" + s.path(statedir.LogpointsFile) }
+func (s *Session) LogpointsPath() string {
+	return s.st.root.Path() + "/" + s.path(statedir.LogpointsFile)
+}
 
 // Logpoints reads the session's logpoints (none yet is an empty file).
 func (s *Session) Logpoints() (logpoints.File, error) {
