@@ -153,7 +153,7 @@ func TestSummarize(t *testing.T) {
 		{ID: "lp-3", Location: "b.py:3", HypothesisID: "H2", Path: "b.py"}, {ID: "lp-4", Location: "c.py:4", HypothesisID: "H2", Path: "c.py"}}
 	got := Summarize(lps, map[string]Installs{"lp-1": {Installed: 1}, "lp-2": {Installed: 2}, "lp-3": {Failed: 1, Reason: "blank"}},
 		map[HitKey]int64{{"a.py:1", "H1"}: 5, {"a.py:2", "H9"}: 3})
-	for i, want := range []string{"hit 5", "never_hit 0", "never_installed 0 blank", "never_installed 0 no process started with the hook loaded c.py in this cycle"} {
+	for i, want := range []string{"hit 5", "never_hit 0", "never_installed 0 blank", "never_installed 0 its file was not loaded in this cycle"} {
 		s := got[i]
 		if have := strings.TrimSpace(fmt.Sprint(s.State, " ", s.Hits, " ", s.Reason)); have != want {
 			t.Errorf("%s: %q, want %q", s.ID, have, want)

@@ -44,7 +44,7 @@ func Summarize(lps []Logpoint, installs map[string]Installs, hits map[HitKey]int
 			st.State, st.Reason = StateNeverInstalled, in.Reason
 		default:
 			st.State = StateNeverInstalled
-			st.Reason = "no process started with the hook loaded " + lp.Path + " in this cycle"
+			st.Reason = "its file was not loaded in this cycle"
 		}
 		out = append(out, st)
 	}

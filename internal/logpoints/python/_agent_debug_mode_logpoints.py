@@ -488,7 +488,7 @@ def hit(i):
         if lp.code is None:
             text = "null"
         else:
-            f = sys._getframe(1)
+            f = _getframe(1)
             try:
                 if lp.nested:
                     # A comprehension or lambda in the expression is a scope
@@ -521,9 +521,25 @@ def _describe(e):
     return text[:300]
 
 
+def _encoder(json):
+    """A compact JSON encoder made once (json.dumps with options builds one
+    per call): the C encoder itself where there is one. No cycle markers, so
+    threads encoding the same object at once cannot see a false cycle; a
+    real cycle ends in RecursionError, which _serialize reports."""
+    try:
+        from json.encoder import c_make_encoder, encode_basestring
+        if c_make_encoder is not None:
+            enc = c_make_encoder(None, _dumps_default, encode_basestring, None, ":", ",", False, False, False)
+            enc({"probe": [1.5, None, True, "é"]}, 0)
+            return lambda v: "".join(enc(v, 0))
+    except Exception:
+        pass
+    return json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_dumps_default).encode
+
+
 def _serialize(v):
     try:
-        text = _json.dumps(v, ensure_ascii=False, allow_nan=False, default=_dumps_default)
+        text = _encode(v)
     except Exception as e:  # cycles, NaN, keys that are not strings, a failing __str__ …
         text = _json.dumps({"agentDebugUnserializable": _describe(e)[:200]})
     if len(text) > _MAX_DATA:
@@ -700,6 +716,19 @@ def _at_exit():
             pass
 
 
+def _wrap_exit(real):
+    # os._exit() skips atexit: a forked child that ends with it (a pre-fork
+    # server's worker, a test's child) would lose the events it queued.
+    def _exit(*args, **kwargs):
+        try:
+            _writer.halt(False)
+        except Exception:
+            pass
+        return real(*args, **kwargs)
+    _exit.__name__, _exit.__qualname__, _exit.__doc__ = real.__name__, real.__name__, real.__doc__
+    return _exit
+
+
 def _threading_exit():
     # multiprocessing's children end with os._exit() after threading's own
     # shutdown: this is the last moment their events can be written.
@@ -735,7 +764,7 @@ def _load():
 
 def start():
     """Called by sitecustomize at start-up; never raises."""
-    global _json, _queue, _writer, _time, _sleep
+    global _json, _queue, _writer, _time, _sleep, _encode
     try:
         specs = _load()
         if not specs:
@@ -744,6 +773,7 @@ def start():
         import json
         import time
         _json, _time, _sleep = json, time.time, time.sleep
+        _encode = _encoder(json)
         _queue = collections.deque()
         _writer = _Writer()
         try:
@@ -767,6 +797,7 @@ def start():
         sys.meta_path.insert(0, _Finder(_make_loader()))
         import atexit
         atexit.register(_at_exit)  # first registered, so it runs last
+        os._exit = _wrap_exit(os._exit)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(before=_before_fork, after_in_child=_after_fork_child)
         try:
@@ -786,4 +817,5 @@ def start():
         pass
 
 
-_json = _queue = _writer = _time = _sleep = None
+_json = _queue = _writer = _time = _sleep = _encode = None
+_getframe = sys._getframe

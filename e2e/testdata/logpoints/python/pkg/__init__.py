@@ -1,0 +1,4 @@
+"""A package."""
+from __future__ import annotations
+
+NAME = "pkg"  # LP:pkginit {"name": __name__}

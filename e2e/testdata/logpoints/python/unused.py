@@ -1,0 +1,2 @@
+def never_loaded():
+    return 1  # LP:unused

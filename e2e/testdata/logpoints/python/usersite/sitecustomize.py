@@ -1,0 +1,2 @@
+import sys
+sys.stderr.write("the user's sitecustomize ran\n")
