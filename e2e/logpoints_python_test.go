@@ -232,6 +232,7 @@ func testLogpointsPython(t *testing.T, py string) {
 	scenarios := []scenario{
 		{"main", []string{"app.py"}, false, "exit 0"},
 		{"uncaught exception", []string{"app.py", "raise"}, false, "exit 1"},
+		{"main by an unnormalised path", []string{"./pkg/../app.py", "raise"}, false, "exit 1"},
 		{"sys.exit(3)", []string{"app.py", "exit3"}, false, "exit 3"},
 		{"KeyboardInterrupt", []string{"app.py", "sigint"}, false, "signal interrupt"},
 		{"sys.exit(message)", []string{"app.py", "message"}, false, "exit 1"},
@@ -286,10 +287,10 @@ func testLogpointsPython(t *testing.T, py string) {
 	for _, lp := range list.Logpoints {
 		hits[lp.HypothesisID] = lp.Hits
 	}
-	// Five runs of app.py (each: its forked child and a child.py 3), one -m,
+	// Six runs of app.py (each: its forked child and a child.py 3), one -m,
 	// one -c, one child.py 2.
-	for label, want := range map[string]int64{"top": 5, "closure": 5, "classbody": 5, "method": 5, "async": 10, "thread": 2000,
-		"loop": 15, "throws": 5, "helper": 11, "fail": 6, "child": 17, "pkginit": 1, "pkgmod": 1, "neverhit": 0, "unused": 0, "changed": 0} {
+	for label, want := range map[string]int64{"top": 6, "closure": 6, "classbody": 6, "method": 6, "async": 12, "thread": 2400,
+		"loop": 18, "throws": 6, "helper": 13, "fail": 8, "child": 20, "pkginit": 1, "pkgmod": 1, "neverhit": 0, "unused": 0, "changed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
@@ -376,6 +377,16 @@ func testLogpointsPython(t *testing.T, py string) {
 	}
 	sameTree(t, "the reproduction", afterPlain, treeHash(t, proj, nil))
 
+	// Past the session's cap a logpoint holds its events back and reports
+	// the count, as the code helpers do: 4 threads × 100 hits in one process.
+	if r := e.runIn(proj, "reproduce", "--session", s.SessionID, "--max-per-location", "150", "--", py, "app.py"); r.Code != 0 ||
+		!strings.Contains(r.Stdout, "250 events at "+locs["thread"]+" (thread): the helper's cap of 150 per location per process was reached") {
+		t.Errorf("held back: %s%s", r.Stdout, r.Stderr)
+	}
+	if n := countLabel(e.Events(s.SessionID), "thread"); n != 150 {
+		t.Errorf("thread events past the cap: %d, want 150", n)
+	}
+
 	// Removed, they are gone from the next run; the project has nothing to clean.
 	e.MustRun("logpoint", "remove", "--session", s.SessionID, "--all")
 	r = e.runIn(proj, "reproduce", "--session", s.SessionID, "--json", "--", py, "app.py")
@@ -383,6 +394,16 @@ func testLogpointsPython(t *testing.T, py string) {
 		t.Fatalf("after remove --all: %d events\n%s", len(e.Events(s.SessionID)), r.Stdout)
 	}
 	sameTree(t, "after removal", afterPlain, treeHash(t, proj, nil))
+}
+
+func countLabel(evs []map[string]any, label string) int {
+	n := 0
+	for _, ev := range evs {
+		if ev["hypothesisId"] == label {
+			n++
+		}
+	}
+	return n
 }
 
 // slicesWithout drops the variables with these names or name prefixes.

@@ -57,7 +57,7 @@ _s = _State()
 _s.table = []  # _LP by index, the index the inserted statement passes
 _s.by_file = {}  # real path → [_LP]
 _s.stems = set()  # last components of module names worth a look
-_s.main = None  # real path of the main script, while it waits to run
+_s.main = None  # (path, real path) of the main script, while it waits to run
 _s.sigint = False
 _s.append = None
 _s.cap = _DEFAULT_CAP
@@ -390,23 +390,36 @@ class _Finder(object):
         pass
 
 
-def _audit(event, args):
-    # Installed only when the main script has logpoints; stays for the
-    # process's life, so the common case is one comparison.
-    if event == "cpython.run_file" and _s.main is not None:
-        main, _s.main = _s.main, None
-        try:
-            if os.path.realpath(args[0]) != main:
-                return
-        except Exception:
-            return
-        _run_main(args[0], main)
+class _RunFile(str):
+    """The audit hook is the get of a dict whose one key is this string: an
+    event of another name costs one C-level lookup and no Python frame (the
+    hook stays installed for the process's life). Only "cpython.run_file"
+    hashes alike, so only it reaches __eq__, which runs the main script."""
+    __slots__ = ()
+    __hash__ = str.__hash__
+
+    def __eq__(self, other):
+        if not str.__eq__(self, other):
+            return False
+        if _s.main is not None:
+            main, _s.main = _s.main, None
+            _run_main(main)
+        return True
+
+    def __ne__(self, other):
+        return not str.__eq__(self, other)
 
 
-def _run_main(path, real):
+def _audit_hook():
+    return {_RunFile("cpython.run_file"): None}.get
+
+
+def _run_main(main):
     """Run the main script instrumented, as the interpreter would have, then
     end the run: SystemExit carries the exit status out of the audit hook,
-    and the interpreter finalises as usual (threads joined, atexit run)."""
+    and the interpreter finalises as usual (threads joined, atexit run).
+    main is (the path as the interpreter has it, its real path)."""
+    path, real = main
     try:
         with open(path, "rb") as f:
             src = f.read()
@@ -811,8 +824,13 @@ def start():
         if argv0 and argv0 not in ("-c", "-m", "-") and not sys.flags.inspect:
             real = os.path.realpath(argv0)
             if real in _s.by_file:
-                _s.main = real
-                sys.addaudithook(_audit)
+                # The name the interpreter gives the script (its __file__, its
+                # tracebacks): since 3.9 argv[0] joined to the folder, unnormalised.
+                path = argv0
+                if sys.version_info >= (3, 9) and not os.path.isabs(argv0):
+                    path = os.path.join(os.getcwd(), argv0)
+                _s.main = (path, real)
+                sys.addaudithook(_audit_hook())
     except Exception:
         pass
 
