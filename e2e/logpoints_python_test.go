@@ -25,7 +25,8 @@ import (
 // logpoint of every kind: module top level, closure, class body, method,
 // coroutine, threads, a loop with a comprehension in its data, an
 // expression that raises, the main script, a child process, a forked child,
-// -m, -c, a never-called line, a file never loaded, a line that became
+// pool workers (forked, spawned, forkserver) ended by SIGTERM, -m, -c, a
+// never-called line, a file never loaded, a line that became
 // blank after the logpoint was added. The program's output and exit status
 // must be the same with and without the hook, in every way it can end, and
 // the project's files byte-identical.
@@ -239,6 +240,7 @@ func testLogpointsPython(t *testing.T, py string) {
 		{"-m pkg.mod", []string{"-m", "pkg.mod", "2"}, false, "exit 2"},
 		{"-c", []string{"-c", "import helper; print(helper.compute(3))"}, false, "exit 0"},
 		{"user sitecustomize", []string{"child.py", "2"}, true, "exit 0"},
+		{"multiprocessing", []string{"workers.py", "fork", "spawn", "forkserver"}, false, "exit 0"},
 	}
 	source := treeHash(t, proj, nil)
 	plain := map[string]pyRun{}
@@ -290,7 +292,7 @@ func testLogpointsPython(t *testing.T, py string) {
 	// Six runs of app.py (each: its forked child and a child.py 3), one -m,
 	// one -c, one child.py 2.
 	for label, want := range map[string]int64{"top": 6, "closure": 6, "classbody": 6, "method": 6, "async": 12, "thread": 2400,
-		"loop": 18, "throws": 6, "helper": 13, "fail": 8, "child": 20, "pkginit": 1, "pkgmod": 1, "neverhit": 0, "unused": 0, "changed": 0} {
+		"loop": 18, "throws": 6, "helper": 13, "fail": 8, "child": 20, "pkginit": 1, "pkgmod": 1, "worker": 15, "neverhit": 0, "unused": 0, "changed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}

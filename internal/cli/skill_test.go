@@ -283,9 +283,12 @@ func checkMention(root *cobra.Command, words []string) string {
 	cmd := root
 	descending := true
 	values := map[string]string{}
+words:
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		switch {
+		case w == "--": // what follows is the command reproduce runs
+			break words
 		case w == "..." || w == "…" || strings.HasPrefix(w, "<") || strings.HasPrefix(w, "["):
 			descending = false
 		case w == "--help" || w == "-h": // cobra adds it to every command when run

@@ -361,6 +361,8 @@ class _Finder(object):
         self.loader = loader
 
     def find_spec(self, name, path=None, target=None):
+        if name == "runpy":
+            return self.runpy_spec(name, path, target)
         if name.rpartition(".")[2] not in _s.stems:
             return None
         try:
@@ -386,8 +388,70 @@ class _Finder(object):
         except Exception:
             return None  # the normal path runs it again and raises as usual
 
+    def runpy_spec(self, name, path, target):
+        # runpy.run_path compiles a script itself, without the import
+        # system (multiprocessing's spawn and forkserver children run the
+        # main script that way): patch runpy once it has loaded.
+        try:
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None) if finder is not self else None
+                spec = find(name, path, target) if find else None
+                if spec is not None and spec.loader is not None:
+                    spec.loader = _ThenPatch(spec, spec.loader)
+                    return spec
+        except Exception:
+            pass
+        return None
+
     def invalidate_caches(self):
         pass
+
+
+class _ThenPatch(object):
+    """runpy's loader for one exec: then _patch_runpy, and the real loader
+    put back where the module and its spec name it."""
+
+    def __init__(self, spec, loader):
+        self.spec, self.loader = spec, loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.spec.loader = self.loader
+        try:
+            module.__loader__ = self.loader
+        except Exception:
+            pass
+        self.loader.exec_module(module)
+        _patch_runpy(module)
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+
+def _patch_runpy(runpy):
+    real = getattr(runpy, "_get_code_from_file", None)
+    if real is None or getattr(real, "_adm", False):
+        return
+
+    def _get_code_from_file(*args):
+        # (run_name, fname) -> (code, fname) up to 3.12; (fname) -> code since.
+        fname = args[-1]
+        try:
+            path = os.path.abspath(os.fsdecode(fname))
+            lps = _s.by_file.get(os.path.realpath(path))
+            if lps:
+                with open(path, "rb") as f:
+                    code = _instrument(f.read(), fname, lps)
+                if code is not None:
+                    return (code, fname) if len(args) == 2 else code
+        except Exception:
+            pass
+        return real(*args)
+
+    _get_code_from_file._adm = True
+    runpy._get_code_from_file = _get_code_from_file
 
 
 class _RunFile(str):
@@ -578,13 +642,17 @@ def _report(lp, state, reason):
 class _Writer(object):
     """Appends the queue in batches from a thread of its own, started by
     the first event and ended after a quiet spell. No lock of the program's
-    and no system call is on the hit's path: queuing is a deque append."""
+    is on the hit's path: queuing is a deque append, only the first event
+    into an empty queue wakes the thread, and only the first event while no
+    thread runs (at start, after a fork, after a quiet spell) is written by
+    the caller."""
 
     def __init__(self):
         import _thread
         self.start_thread = _thread.start_new_thread
         self.allocate = _thread.allocate_lock
         self.native_id = getattr(_thread, "get_native_id", None)
+        self.registered = False
         self.reset()
 
     def reset(self):
@@ -599,6 +667,17 @@ class _Writer(object):
     def ensure(self):
         if self.running or self.stop:
             return
+        if not self.registered:
+            # Here, not at start-up: importing threading costs a millisecond
+            # in every process, most of which never record an event.
+            self.registered = True
+            try:
+                import threading
+                reg = getattr(threading, "_register_atexit", None)
+                if reg is not None:
+                    reg(_threading_exit)
+            except Exception:
+                pass
         self.running = True
         self.done = self.allocate()
         self.done.acquire()
@@ -606,6 +685,15 @@ class _Writer(object):
             self.start_thread(self.loop, ())
         except Exception:
             self.running = False  # at shutdown: the exit flush writes it
+
+    def poke(self):
+        """Wake the thread for the first event after a quiet spell, so it is
+        written at once (a worker its parent ends with SIGTERM keeps it): at
+        most one wake per batch, on a lock only the writer waits on."""
+        try:
+            self.wake.release()
+        except RuntimeError:
+            pass  # already woken
 
     def loop(self):
         done = self.done
@@ -680,10 +768,17 @@ def _append(data):
 
 
 def _enqueue(line):
+    idle = not _queue
     _queue.append(line)
     w = _writer
     if not w.running:
+        # The first event of a process (or after a quiet spell) is written
+        # here and now: a short-lived process, or one its parent ends with
+        # SIGTERM, keeps it. The thread takes the events after it.
+        w.drain()
         w.ensure()
+    elif idle:
+        w.poke()
 
 
 def _before_fork():
@@ -808,18 +903,13 @@ def start():
             stem = base[:-3] if base.endswith(".py") else base
             _s.stems.add(os.path.basename(os.path.dirname(lp.file)) if stem == "__init__" else stem)
         sys.meta_path.insert(0, _Finder(_make_loader()))
+        if "runpy" in sys.modules:
+            _patch_runpy(sys.modules["runpy"])
         import atexit
         atexit.register(_at_exit)  # first registered, so it runs last
         os._exit = _wrap_exit(os._exit)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(before=_before_fork, after_in_child=_after_fork_child)
-        try:
-            import threading
-            reg = getattr(threading, "_register_atexit", None)
-            if reg is not None:
-                reg(_threading_exit)
-        except Exception:
-            pass
         argv0 = (getattr(sys, "argv", None) or [""])[0]
         if argv0 and argv0 not in ("-c", "-m", "-") and not sys.flags.inspect:
             real = os.path.realpath(argv0)
