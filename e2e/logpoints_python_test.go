@@ -199,11 +199,18 @@ func sessionEnv(t *testing.T, e *Env, id string, base []string) []string {
 
 func testLogpointsPython(t *testing.T, py string) {
 	e := NewEnv(t)
-	s := e.Create()
 	proj := filepath.Join(t.TempDir(), "proj")
 	if err := os.CopyFS(proj, os.DirFS("testdata/logpoints/python")); err != nil {
 		t.Fatal(err)
 	}
+	// The session's project root is proj (created there, outside any git tree).
+	var s Session
+	cr := e.runIn(proj, "create", "--json")
+	var created struct{ Result Session }
+	if cr.Code != 0 || json.Unmarshal([]byte(cr.Stdout), &created) != nil {
+		t.Fatalf("create: %s%s", cr.Stdout, cr.Stderr)
+	}
+	s = created.Result
 	// changed.py:2 holds code when its logpoint is added, and is blank when
 	// the program runs: the hook reports why it could not place it.
 	changed := filepath.Join(proj, "changed.py")
@@ -231,12 +238,12 @@ func testLogpointsPython(t *testing.T, py string) {
 		want string
 	}
 	scenarios := []scenario{
-		{"main", []string{"app.py"}, false, "exit 0"},
-		{"uncaught exception", []string{"app.py", "raise"}, false, "exit 1"},
-		{"main by an unnormalised path", []string{"./pkg/../app.py", "raise"}, false, "exit 1"},
-		{"sys.exit(3)", []string{"app.py", "exit3"}, false, "exit 3"},
-		{"KeyboardInterrupt", []string{"app.py", "sigint"}, false, "signal interrupt"},
-		{"sys.exit(message)", []string{"app.py", "message"}, false, "exit 1"},
+		{"main", []string{"everything.py"}, false, "exit 0"},
+		{"uncaught exception", []string{"everything.py", "raise"}, false, "exit 1"},
+		{"main by an unnormalised path", []string{"./pkg/../everything.py", "raise"}, false, "exit 1"},
+		{"sys.exit(3)", []string{"everything.py", "exit3"}, false, "exit 3"},
+		{"KeyboardInterrupt", []string{"everything.py", "sigint"}, false, "signal interrupt"},
+		{"sys.exit(message)", []string{"everything.py", "message"}, false, "exit 1"},
 		{"-m pkg.mod", []string{"-m", "pkg.mod", "2"}, false, "exit 2"},
 		{"-c", []string{"-c", "import helper; print(helper.compute(3))"}, false, "exit 0"},
 		{"user sitecustomize", []string{"child.py", "2"}, true, "exit 0"},
@@ -289,7 +296,7 @@ func testLogpointsPython(t *testing.T, py string) {
 	for _, lp := range list.Logpoints {
 		hits[lp.HypothesisID] = lp.Hits
 	}
-	// Six runs of app.py (each: its forked child and a child.py 3), one -m,
+	// Six runs of everything.py (each: its forked child and a child.py 3), one -m,
 	// one -c, one child.py 2.
 	for label, want := range map[string]int64{"top": 6, "closure": 6, "classbody": 6, "method": 6, "async": 12, "thread": 2400,
 		"loop": 18, "throws": 6, "helper": 13, "fail": 8, "child": 20, "pkginit": 1, "pkgmod": 1, "worker": 15, "neverhit": 0, "unused": 0, "changed": 0} {
@@ -310,7 +317,7 @@ func testLogpointsPython(t *testing.T, py string) {
 			Reason       string `json:"reason"`
 		} `json:"logpoints"`
 	}
-	r := e.runIn(proj, "reproduce", "--session", s.SessionID, "--json", "--", py, "app.py")
+	r := e.runIn(proj, "reproduce", "--session", s.SessionID, "--json", "--", py, "everything.py")
 	if r.Code != 0 {
 		t.Fatalf("reproduce: %s%s", r.Stdout, r.Stderr)
 	}
@@ -381,7 +388,7 @@ func testLogpointsPython(t *testing.T, py string) {
 
 	// Past the session's cap a logpoint holds its events back and reports
 	// the count, as the code helpers do: 4 threads × 100 hits in one process.
-	if r := e.runIn(proj, "reproduce", "--session", s.SessionID, "--max-per-location", "150", "--", py, "app.py"); r.Code != 0 ||
+	if r := e.runIn(proj, "reproduce", "--session", s.SessionID, "--max-per-location", "150", "--", py, "everything.py"); r.Code != 0 ||
 		!strings.Contains(r.Stdout, "250 events at "+locs["thread"]+" (thread): the helper's cap of 150 per location per process was reached") {
 		t.Errorf("held back: %s%s", r.Stdout, r.Stderr)
 	}
@@ -391,7 +398,7 @@ func testLogpointsPython(t *testing.T, py string) {
 
 	// Removed, they are gone from the next run; the project has nothing to clean.
 	e.MustRun("logpoint", "remove", "--session", s.SessionID, "--all")
-	r = e.runIn(proj, "reproduce", "--session", s.SessionID, "--json", "--", py, "app.py")
+	r = e.runIn(proj, "reproduce", "--session", s.SessionID, "--json", "--", py, "everything.py")
 	if r.Code != 0 || len(e.Events(s.SessionID)) != 0 {
 		t.Fatalf("after remove --all: %d events\n%s", len(e.Events(s.SessionID)), r.Stdout)
 	}

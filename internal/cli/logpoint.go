@@ -13,6 +13,7 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
 	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
+	"github.com/agentic-debug-mode/debug-mode/internal/projectroot"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 )
 
@@ -115,10 +116,6 @@ func (o *logpointAddOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := logpoints.Resolve(cwd, o.at)
-	if err != nil {
-		return invalidLogpoint(err)
-	}
 	c, err := o.connect()
 	if err != nil {
 		return err
@@ -126,6 +123,17 @@ func (o *logpointAddOptions) run(ctx context.Context) error {
 	var envr service.Environment
 	if err := c.Call(http.MethodGet, "/v1/sessions/"+id+"/environment", nil, &envr); err != nil {
 		return err
+	}
+	// Events carry the path the session shows everywhere: relative to its
+	// project root (a session from before roots were recorded: found as
+	// create would).
+	root := envr.ProjectRoot
+	if root == "" {
+		root = projectroot.Find(cwd)
+	}
+	t, err := logpoints.Resolve(cwd, root, o.at)
+	if err != nil {
+		return invalidLogpoint(err)
 	}
 	if ctx == nil {
 		ctx = context.Background()

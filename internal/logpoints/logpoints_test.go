@@ -40,27 +40,26 @@ func TestSplitAt(t *testing.T) {
 	}
 }
 
-// Resolve: relative to the folder, root-relative path inside a git tree,
-// absolute outside it, symbolic links resolved for the hooks.
+// Resolve: relative to the folder, root-relative path under the project
+// root, absolute outside it, symbolic links resolved for the hooks.
 func TestResolve(t *testing.T) {
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repo")
-	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(repo, "pkg"), 0o755)
 	os.WriteFile(filepath.Join(repo, "pkg", "m.py"), []byte("a = 1\nb = 2"), 0o644)
 	os.Symlink(filepath.Join(repo, "pkg", "m.py"), filepath.Join(repo, "link.py"))
 	outside := filepath.Join(dir, "o.py")
 	os.WriteFile(outside, []byte("x = 1\n"), 0o644)
 
-	tg, err := Resolve(filepath.Join(repo, "pkg"), "m.py:2")
+	tg, err := Resolve(filepath.Join(repo, "pkg"), repo, "m.py:2")
 	if err != nil || tg.Path != "pkg/m.py" || tg.File != filepath.Join(repo, "pkg", "m.py") || tg.Lines != 2 || tg.Language.ID != "python" {
 		t.Fatalf("%+v %v", tg, err)
 	}
-	tg, err = Resolve(repo, "link.py:1")
+	tg, err = Resolve(repo, repo, "link.py:1")
 	if err != nil || tg.Path != "link.py" || tg.RealFile != filepath.Join(repo, "pkg", "m.py") {
 		t.Fatalf("link: %+v %v", tg, err)
 	}
-	tg, err = Resolve(repo, outside+":1")
+	tg, err = Resolve(repo, repo, outside+":1")
 	if err != nil || tg.Path != outside {
 		t.Fatalf("outside: %+v %v", tg, err)
 	}
@@ -72,7 +71,7 @@ func TestResolve(t *testing.T) {
 		"x.rb:1":     "logpoints work in Python (.py) files",
 		"a\x1b.py:1": "holds a line break, a control character",
 	} {
-		if _, err := Resolve(repo, at); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Resolve(repo, repo, at); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", at, err, want)
 		}
 	}

@@ -10,22 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// ProjectRoot is the folder event locations are relative to: the git work
-// tree that holds dir, or dir itself outside git. (When sessions record a
-// project root of their own, this is the one place to read it instead.)
-func ProjectRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return dir
-		}
-		d = up
-	}
-}
-
 // Target is a resolved --at.
 type Target struct {
 	File     string // absolute, cleaned
@@ -42,8 +26,9 @@ const MaxSourceBytes = 2 << 20
 
 // Resolve checks --at PATH:LINE against the file system: the file exists
 // (a relative path is resolved from cwd), is a regular file in a supported
-// language, and has that line. The errors say what to do.
-func Resolve(cwd, at string) (Target, error) {
+// language, and has that line. Its Path is relative to root (the session's
+// project root) when it is under it. The errors say what to do.
+func Resolve(cwd, root, at string) (Target, error) {
 	p, line, err := SplitAt(at)
 	if err != nil {
 		return Target{}, err
@@ -91,7 +76,6 @@ func Resolve(cwd, at string) (Target, error) {
 		return Target{}, invalidf("--at %s: line %d is past the end of the file (%d lines)", at, line, t.Lines)
 	}
 	t.Path = t.File
-	root := ProjectRoot(cwd)
 	if rel, err := filepath.Rel(root, t.File); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		t.Path = filepath.ToSlash(rel)
 	}

@@ -46,6 +46,7 @@ type Environment struct {
 	LogpointsFile  string          `json:"logpointsFile"`
 	Logpoints      int             `json:"logpoints"`
 	Hooks          logpoints.Hooks `json:"hooks"`
+	ProjectRoot    string          `json:"projectRoot,omitempty"` // logpoint paths are relative to it
 	IngestURLMoved bool            `json:"ingestUrlChanged"`
 }
 
@@ -86,7 +87,7 @@ func (s *Server) handleEnvironment(w http.ResponseWriter, r *http.Request) {
 	}
 	info := s.info(sess)
 	writeJSON(w, http.StatusOK, Environment{SessionID: sess.ID(), IngestURL: info.IngestURL, AppendPath: info.AppendPath,
-		LogpointsFile: sess.LogpointsPath(), Logpoints: len(f.Logpoints), Hooks: h, IngestURLMoved: info.IngestURLChanged})
+		LogpointsFile: sess.LogpointsPath(), Logpoints: len(f.Logpoints), Hooks: h, ProjectRoot: info.ProjectRoot, IngestURLMoved: info.IngestURLChanged})
 }
 
 func (s *Server) handleAddLogpoint(w http.ResponseWriter, r *http.Request) {
