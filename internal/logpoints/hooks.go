@@ -12,12 +12,13 @@ import (
 	"sync"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
+	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 )
 
 // HooksDir is the folder of the state root the hooks are written to, one
 // subfolder per content hash: a new build with other hooks writes a new
 // folder, and a program already running keeps the one it loaded.
-const HooksDir = "hooks"
+const HooksDir = statedir.HooksDir
 
 // Hooks is where the hooks of this build are installed.
 type Hooks struct {

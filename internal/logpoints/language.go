@@ -27,7 +27,10 @@ type Language struct {
 	// under hooks/<hash>/<ID>/ in the state root.
 	Hook fs.FS
 	// Inject adds the hook to a command's environment (PYTHONPATH for
-	// Python, NODE_OPTIONS for Node.js), keeping what the user set.
+	// Python, NODE_OPTIONS for Node.js), keeping what the user set, and
+	// replacing (Environ.IsHookPath) what an earlier injection of any build
+	// added. Node reads NODE_OPTIONS like a shell: quote the path
+	// (--require "<dir>/hook.cjs") in case it holds a space.
 	Inject func(env *Environ, hookDir string)
 }
 

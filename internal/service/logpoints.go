@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
@@ -50,32 +49,14 @@ type Environment struct {
 	IngestURLMoved bool            `json:"ingestUrlChanged"`
 }
 
-// hookInstall installs the hooks once per service, again after a failure.
-type hookInstall struct {
-	mu    sync.Mutex
-	hooks *logpoints.Hooks
-}
-
-func (s *Server) installHooks() (logpoints.Hooks, error) {
-	s.hookInst.mu.Lock()
-	defer s.hookInst.mu.Unlock()
-	if s.hookInst.hooks != nil {
-		return *s.hookInst.hooks, nil
-	}
-	h, err := logpoints.Install(s.cfg.Root)
-	if err != nil {
-		return h, err
-	}
-	s.hookInst.hooks = &h
-	return h, nil
-}
-
 func (s *Server) handleEnvironment(w http.ResponseWriter, r *http.Request) {
 	sess := s.session(w, r)
 	if sess == nil {
 		return
 	}
-	h, err := s.installHooks()
+	// Installed (or found intact) on every ask: a few small reads, and a
+	// hooks folder someone deleted comes back before a program needs it.
+	h, err := logpoints.Install(s.cfg.Root)
 	if err != nil {
 		s.fail(w, err)
 		return

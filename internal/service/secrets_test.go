@@ -17,7 +17,7 @@ type secretCase struct {
 	line    string
 	needles []string
 	stored  bool // the record is valid and stored (with the secret redacted)
-	held    bool // a valid held-back record: neither stored nor rejected
+	held    bool // a valid control record (held-back count, logpoint report): neither stored nor rejected
 }
 
 // Fake secrets, each with a marker of its own.
@@ -68,6 +68,13 @@ var secretCorpus = []secretCase{
 		needles: []string{"HeldBackLabel0123456789", "HeldBackLocation1", "HeldBackProcess1"}},
 	{name: "refused: held-back record with a secret member",
 		line: `{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a.go:1","process":"1","count":3,"cap":2,"ghp_HeldBackMember0123456789abcdefQR":1}}`, needles: []string{"HeldBackMember0123456789"}},
+
+	// Logpoint reports keep their reason and process in logpointreports.json.
+	{name: "logpoint report", held: true,
+		line:    `{"agentDebugLogpoint":{"id":"lp-1","state":"failed","reason":"line 3 is blank password: LogpointReason1","process":"1-2 token=LogpointProcess1"}}`,
+		needles: []string{"LogpointReason1", "LogpointProcess1"}},
+	{name: "refused: logpoint report with a secret member",
+		line: `{"agentDebugLogpoint":{"id":"lp-1","state":"installed","process":"1","ghp_LogpointMember0123456789abcdefQR":1}}`, needles: []string{"LogpointMember0123456789"}},
 
 	// Refused records: the reason and the excerpt are stored.
 	{name: "refused: secret key in broken JSON",
@@ -144,7 +151,7 @@ func TestNoSecretReachesDisk(t *testing.T) {
 		}
 		return nil
 	})
-	for _, f := range []string{"events.ndjson", "diagnostics.ndjson", "incoming.ndjson", "heldback.json", "spool.json"} {
+	for _, f := range []string{"events.ndjson", "diagnostics.ndjson", "incoming.ndjson", "heldback.json", "logpointreports.json", "spool.json"} {
 		if !walked[f] {
 			t.Errorf("%s was not there to read (walked %v, %v)", f, walked, err)
 		}

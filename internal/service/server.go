@@ -84,7 +84,6 @@ type Server struct {
 	retired    atomic.Bool   // the state directory was replaced: see retire
 	deliv      deliveries    // HTTP ingest per session, for settling after a reproduction
 	decoding   chan struct{} // OTLP requests being decoded and stored
-	hookInst   hookInstall
 }
 
 // New makes a server; call Serve with a loopback listener.

@@ -12,10 +12,11 @@ debug-mode put this folder on PYTHONPATH. It reads the session's logpoints
   audit hook that runs it instrumented instead (the interpreter does not
   import the main script, so no finder sees it); -m and packages go through
   the finder;
-* queues each hit's event in memory and appends the queue to
-  AGENT_DEBUG_MODE_APPEND_PATH from a writer thread, a batch per write,
-  stopping it before a fork (Python 3.12 warns about forking a process that
-  runs threads) and flushing at exit.
+* writes a process's first 100 records to AGENT_DEBUG_MODE_APPEND_PATH as
+  they come, then queues each hit's event in memory and appends the queue
+  from a writer thread, a batch per write, stopping it before a fork (Python
+  3.12 warns about forking a process that runs threads) and flushing at exit
+  and before os._exit.
 
 Nothing here may change what the program does: every error is swallowed, the
 program's sys.path, builtins and module namespaces are left as they were, and
@@ -37,6 +38,7 @@ _FLUSH_EVERY = 0.05  # seconds between the writer's batches
 _IDLE_EXIT = 0.5  # the writer thread ends after this long with nothing to write (an idle thread still costs I/O-heavy code a little)
 _MAX_BATCH = 1 << 20
 _MAX_QUEUED = 100000  # events waiting at most; more are counted as held back
+_DIRECT = 100  # the first records of a process are written by the caller, at once
 _SELF = __name__
 
 # The functions the writer uses, taken before the program can replace them
@@ -62,6 +64,7 @@ _s.sigint = False
 _s.append = None
 _s.cap = _DEFAULT_CAP
 _s.process = ""
+_s.direct = _DIRECT
 
 
 # --- where a logpoint goes ------------------------------------------------
@@ -771,11 +774,15 @@ def _enqueue(line):
     idle = not _queue
     _queue.append(line)
     w = _writer
-    if not w.running:
-        # The first event of a process (or after a quiet spell) is written
-        # here and now: a short-lived process, or one its parent ends with
-        # SIGTERM, keeps it. The thread takes the events after it.
+    if _s.direct > 0:
+        # A process's first events are written here and now: a short-lived
+        # process, or a pool worker its parent ends with SIGTERM, keeps them,
+        # and needs no thread. Past them, a hot path queues and the thread
+        # writes in batches.
+        _s.direct -= 1
         w.drain()
+    elif not w.running:
+        w.drain()  # the first after a quiet spell, likewise
         w.ensure()
     elif idle:
         w.poke()
@@ -796,6 +803,7 @@ def _after_fork_child():
         _queue.clear()
         _writer.reset()
         _s.process = "%d-%d" % (_getpid(), int(_time() * 1000))
+        _s.direct = _DIRECT
         for lp in _s.table:
             lp.sent = lp.held = 0
     except Exception:
