@@ -4,8 +4,8 @@ func init() {
 	registerTemplateCase(templateCase{
 		Language: "go", Ingest: "file", Runtimes: []string{"go"},
 		Source: "program.go", FileName: "main.go",
-		HelperFile: "agent_debug_log.go", Fills: map[string]string{"__PACKAGE_NAME__": "main"},
-		Build: [][]string{{"go", "mod", "init", "example.com/program"}, {"go", "vet", "."}, {"go", "build", "-o", "program", "."}},
+		HelperFile: "agent_debug_log.go", TemplateArgs: []string{"--package", "main"},
+		Build: [][]string{{"sh", "-c", "test -f go.mod || go mod init example.com/program"}, {"go", "vet", "."}, {"go", "build", "-o", "program", "."}},
 		Run:   []string{"./program"}, Threads: 4,
 		Exprs: map[string]string{
 			"nested":         `map[string]any{"a": map[string]any{"b": []any{1, 2.5, map[string]any{"c": nil}}}, "ok": true, "n": -7}`,

@@ -3,12 +3,14 @@ package e2e
 func init() {
 	registerTemplateCase(templateCase{
 		Language: "java", Ingest: "file", Runtimes: []string{"javac", "java"},
-		Source: "Program.java", FileName: "Program.java",
-		HelperFile: "AgentDebugLog.java", Fills: map[string]string{"__PACKAGE_NAME__": "demo"},
+		// In the folder of its package, as in a real source tree: the helper
+		// names com/acme/Foo.java-style paths, which the service maps to files.
+		Source: "Program.java", FileName: "demo/Program.java",
+		HelperFile: "demo/AgentDebugLog.java", TemplateArgs: []string{"--package", "demo"},
 		Build: [][]string{
 			// the helper must stay Java 8 compatible and warning-free
-			{"javac", "--release", "8", "-Xlint:all", "-Werror", "-d", "classes", "AgentDebugLog.java"},
-			{"javac", "-Xlint:all", "-Werror", "-d", "classes", "-cp", "classes", "Program.java"},
+			{"javac", "--release", "8", "-Xlint:all", "-Werror", "-d", "classes", "demo/AgentDebugLog.java"},
+			{"javac", "-Xlint:all", "-Werror", "-d", "classes", "-cp", "classes", "demo/Program.java"},
 		},
 		Run: []string{"java", "-cp", "classes", "demo.Program"}, Threads: 4,
 		Exprs: map[string]string{
@@ -17,7 +19,7 @@ func init() {
 			"scalars":        `Arrays.asList(1, 2.5, true, null, "x")`,
 			"oversize":       `Map.of("big", "x".repeat(100000))`,
 			"unserializable": `AgentDebugLog.map("node", new Node(), "cycle", selfList(), "nan", Double.NaN)`,
-			"throws":         `Map.of("user", (Object) null)`,
+			"throws":         `Map.of("config", readConfig())`, // a method that throws a checked exception
 			"secret":         `Map.of("password", "hunter2", "apiToken", "t0k3n", "user", "ann")`,
 			"thread":         `Map.of("thread", t, "i", i)`,
 		},

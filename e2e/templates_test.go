@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -38,7 +39,7 @@ type templateCase struct {
 	Threads          int // threads in the thread section (1 when the language has none)
 	Timeout          time.Duration
 	HelperFile       string            // when set, the helper goes into this file of the work dir, not at @HELPER@ (its import, if any, goes there)
-	Fills            map[string]string // extra placeholders (e.g. a package name) and their values
+	TemplateArgs     []string          // extra template flags (e.g. --package for Go and Java)
 	Variant          string            // names a second build of the same combination (e.g. another compiler)
 	// Compiled names the file the runtime reports locations in when it is
 	// not FileName (TypeScript run without source maps reports its .js):
@@ -136,15 +137,20 @@ func buildProgram(t *testing.T, c templateCase, tmpl renderedTemplate, dir strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range c.Fills {
-		tmpl.Helper, tmpl.Call = strings.ReplaceAll(tmpl.Helper, k, v), strings.ReplaceAll(tmpl.Call, k, v)
+	if strings.Contains(tmpl.Helper+tmpl.Call, "__PACKAGE_NAME__") {
+		t.Fatal("template left __PACKAGE_NAME__ in the helper")
 	}
 	// The machine-readable placement is the one this program compiles with.
-	if own := tmpl.Placement.Helper == "own-file"; own != (c.HelperFile != "") || own && tmpl.Placement.HelperFile != c.HelperFile {
+	if own := tmpl.Placement.Helper == "own-file"; own != (c.HelperFile != "") || own && tmpl.Placement.HelperFile != path.Base(c.HelperFile) {
 		t.Fatalf("placement says helper %q in %q; this case saves it in %q", tmpl.Placement.Helper, tmpl.Placement.HelperFile, c.HelperFile)
 	}
 	if outside := tmpl.Placement.Helper == "outside-project"; outside != (tmpl.Helper == "" && tmpl.HelperPath != "" && tmpl.Import != "") {
 		t.Fatalf("placement says helper %q, but helper %d bytes, helper path %q, import %q", tmpl.Placement.Helper, len(tmpl.Helper), tmpl.HelperPath, tmpl.Import)
+	}
+	for _, f := range []string{c.HelperFile, c.FileName} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if c.HelperFile != "" {
 		if err := os.WriteFile(filepath.Join(dir, c.HelperFile), []byte(tmpl.Helper), 0o644); err != nil {
@@ -271,7 +277,7 @@ func runTemplateCase(t *testing.T, c templateCase) {
 	dir := t.TempDir() // the program's folder is the session's project root
 	s := e.CreateAt(dir)
 	var tmpl renderedTemplate
-	e.JSON(&tmpl, "template", "--language", c.Language, "--ingest", c.Ingest, "--session", s.SessionID)
+	e.JSON(&tmpl, append([]string{"template", "--language", c.Language, "--ingest", c.Ingest, "--session", s.SessionID}, c.TemplateArgs...)...)
 	if strings.Contains(tmpl.Helper+tmpl.Import+tmpl.Call, "__INGEST_URL__") || strings.Contains(tmpl.Helper+tmpl.Import+tmpl.Call, "__APPEND_PATH__") {
 		t.Fatal("--session did not fill in the endpoint")
 	}

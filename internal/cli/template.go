@@ -20,6 +20,9 @@ type templateOptions struct {
 	ingest   string
 	section  string
 	session  string
+	pkg      string
+	dir      string
+	pkgSet   func() bool
 }
 
 func newTemplateCmd(e *env) *cobra.Command {
@@ -37,6 +40,12 @@ by create and template, the same for every session), and each file with
 probes pastes one import region that names it by its absolute path. Browser
 code (--ingest http) saves the helper as a module of its own and imports it.
 Helpers fill in each event's location (file and line) themselves.
+
+Go and Java helpers name their package: template fills it in with
+--package, else with the package of the folder the helper is saved in
+(--dir, default the working directory): the package clause of its .go
+files, or for Java the package of a .java file there or its path below
+src/main/java.
 
 Templates are the same for every session. --session fills in that session's
 Ingest URL or Append Path; --section helper, import or call prints only that
@@ -56,6 +65,9 @@ Supported: ` + templates.SupportedText() + `.`,
 	cmd.Flags().StringVar(&o.ingest, "ingest", "", "transport: http (JavaScript, TypeScript) or file (every other language)")
 	cmd.Flags().StringVar(&o.section, "section", "all", "all, helper, import or call: print only that source")
 	cmd.Flags().StringVar(&o.session, "session", "", "fill in this session's Ingest URL or Append Path")
+	cmd.Flags().StringVar(&o.pkg, "package", "", "Go and Java: the helper's package (Java: empty for the default package)")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "Go and Java: the folder the helper is saved in, whose package it takes (default: the working directory)")
+	o.pkgSet = func() bool { return cmd.Flags().Changed("package") }
 	return cmd
 }
 
@@ -92,6 +104,9 @@ func (o *templateOptions) run() error {
 	t, err := templates.Lookup(o.language, o.ingest)
 	if err != nil {
 		return usagef("%s", err.Error())
+	}
+	if err := o.fillPackage(t); err != nil {
+		return err
 	}
 	if o.section == "import" && t.Import == "" {
 		return usagef("%s + %s has no import: paste the helper itself (--section helper)", t.DisplayName, t.Ingest)
@@ -141,4 +156,35 @@ func (o *templateOptions) run() error {
 			output.Template(w, t, evidence.ProbeSchema, evidence.StoredSchema, o.session != "")
 		}
 	})
+}
+
+// fillPackage names the helper's package: --package, else the package of
+// --dir (the working directory by default). Only the call needs none.
+func (o *templateOptions) fillPackage(t *templates.Template) error {
+	if !t.NeedsPackage() {
+		if o.pkgSet() || o.dir != "" {
+			return usagef("--package and --dir are for Go and Java, whose helper names its package; %s needs neither", t.DisplayName)
+		}
+		return nil
+	}
+	if o.pkgSet() {
+		if err := t.CheckPackage(o.pkg); err != nil {
+			return usagef("%s", err.Error())
+		}
+		t.FillPackage(o.pkg)
+		return nil
+	}
+	if o.section == "call" {
+		return nil
+	}
+	dir := o.dir
+	if dir == "" {
+		dir = "."
+	}
+	name, err := t.DetectPackage(dir)
+	if err != nil {
+		return usagef("%s", err.Error())
+	}
+	t.FillPackage(name)
+	return nil
 }

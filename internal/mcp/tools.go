@@ -157,10 +157,12 @@ type SessionInput struct {
 }
 
 type TemplateInput struct {
-	Language string `json:"language" jsonschema:"the program's language, e.g. python, go, typescript (the tool's description lists them all)"`
-	Ingest   string `json:"ingest" jsonschema:"transport: http for JavaScript and TypeScript, file for every other language"`
-	Section  string `json:"section,omitempty" jsonschema:"all, helper, import or call: return only that source, ready to write into a file (helper is the import where the helper lives outside the project)"`
-	Session  string `json:"session,omitempty" jsonschema:"fill in this session's Ingest URL or Append Path"`
+	Language string  `json:"language" jsonschema:"the program's language, e.g. python, go, typescript (the tool's description lists them all)"`
+	Ingest   string  `json:"ingest" jsonschema:"transport: http for JavaScript and TypeScript, file for every other language"`
+	Section  string  `json:"section,omitempty" jsonschema:"all, helper, import or call: return only that source, ready to write into a file (helper is the import where the helper lives outside the project)"`
+	Session  string  `json:"session,omitempty" jsonschema:"fill in this session's Ingest URL or Append Path"`
+	Package  *string `json:"package,omitempty" jsonschema:"Go and Java: the helper's package (Java: empty for the default package); default: the package of dir"`
+	Dir      string  `json:"dir,omitempty" jsonschema:"Go and Java: the folder the helper is saved in, whose package it takes (default: the server's working directory)"`
 }
 
 // Filters are the event filters logs and query share.

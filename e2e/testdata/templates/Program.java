@@ -2,6 +2,7 @@ package demo;
 
 // @HELPER@ (AgentDebugLog.java, a file of its own in this package)
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -10,6 +11,10 @@ import java.util.Map;
 public class Program {
   static final class Node {
     Node me = this;
+  }
+
+  static String readConfig() throws IOException {
+    throw new IOException("no config file");
   }
 
   static List<Object> selfList() {

@@ -24,6 +24,10 @@ func selfMap() map[string]any {
 }
 
 func main() {
+	// #region agent log
+	defer agentLogFlush() // the last batch is written when main returns
+	// #endregion
+	// @HELPER@ (nothing is pasted here: lines added above the probes go here)
 	// @CALL:nested@
 	// @CALL:strings@
 	// @CALL:scalars@

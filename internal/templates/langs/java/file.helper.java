@@ -1,82 +1,79 @@
-package __PACKAGE_NAME__; // the package of the directory this file is saved in; delete this line in the default package
-
 // #region agent log
-/** debug-mode probe helper (AgentDebugLog.java): log(...) appends one event and never throws. Java 8+. */
+package __PACKAGE_NAME__;
+/** debug-mode probe helper (AgentDebugLog.java): log(...) queues one event and never throws. Java 8+, standard library only. */
 public final class AgentDebugLog {
-  private static final String PATH = "__APPEND_PATH__";
-  private static final int MAX_DATA = 16000; // bytes of serialized data kept per event
+  public interface Data { Object get() throws Exception; } // lazy data; what it throws (checked exceptions too) becomes an agentDebugDataError
+  private static final class Site extends java.util.concurrent.atomic.AtomicLong { // events since the last flush
+    static final long serialVersionUID = 1; final String location, hypothesis; Site(String l, String h) { location = l; hypothesis = h; } }
+  private static final String PATH = env("AGENT_DEBUG_MODE_APPEND_PATH", "__APPEND_PATH__"), PROCESS = process();
+  private static final long CAP = number(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", ""), 10000);
   private static final java.util.regex.Pattern NUMBER = java.util.regex.Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
-  private static final java.io.FileOutputStream OUT = open(); // opened once in append mode, kept open
-
-  /** Lazy data: the supplier runs inside the guard, so a throwing expression becomes an agentDebugDataError. */
-  public static void log(String hypothesisId, String location, String message, java.util.function.Supplier<?> data) {
-    Object value;
-    try { value = data == null ? null : data.get(); } catch (Throwable e) { value = map("agentDebugDataError", String.valueOf(e)); }
-    log(hypothesisId, location, message, value);
-  }
-
-  /** Eager data: a Map, Collection/Iterable, array, String, Number, Boolean, Character, enum or null. */
-  public static void log(String hypothesisId, String location, String message, Object data) {
+  private static final ClassValue<Site[]> SITES = new ClassValue<Site[]>() { protected Site[] computeValue(Class<?> c) { return new Site[1]; } };
+  private static final java.util.Map<String, Site> LOCATIONS = new java.util.concurrent.ConcurrentHashMap<String, Site>();
+  private static final StringBuilder QUEUE = new StringBuilder(); // its own lock, held for one append
+  static { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit
+    Thread w = new Thread(() -> { for (;;) { try { Thread.sleep(20); } catch (InterruptedException e) { /* again */ } drain(false); } }, "agent-debug-mode");
+    try { w.setDaemon(true); w.start(); Runtime.getRuntime().addShutdownHook(new Thread(() -> drain(true))); } catch (Throwable e) { /* at exit already */ } }
+  public static void log(String hypothesisId, String message, Data data) { log(hypothesisId, message, data, null); }
+  /** Queues one event from location ("path:line"), or when null the caller's file:line. Past the cap: a ClassValue read and an atomic add. */
+  public static void log(String hypothesisId, String message, Data data, String location) {
     try {
-      String text = serialize(data);
-      byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      if (utf8.length > MAX_DATA) {
-        int cut = Character.isHighSurrogate(text.charAt(999)) ? 999 : 1000;
-        text = "{\"agentDebugTruncated\":true,\"bytes\":" + utf8.length + ",\"preview\":" + quote(text.substring(0, cut)) + "}";
-      }
-      String line = "{\"hypothesisId\":" + quote(hypothesisId) + ",\"location\":" + quote(location) + ",\"message\":"
-          + quote(message) + ",\"data\":" + text + ",\"timestamp\":" + System.currentTimeMillis() + "}\n";
-      if (OUT != null) OUT.write(line.getBytes(java.nio.charset.StandardCharsets.UTF_8)); // one write: lines never interleave
+      Site[] site = data == null || location != null ? new Site[1] : SITES.get(data.getClass()); // a lambda's class is its call site
+      if ((site[0] != null ? site[0] : (site[0] = site(hypothesisId, location))).incrementAndGet() > CAP) return; // held back
+      Object value; try { value = data == null ? null : data.get(); } catch (Throwable e) { value = map("agentDebugDataError", String.valueOf(e)); }
+      String text = serialize(value);
+      if (text.length() > 16000) text = "{\"agentDebugTruncated\":true,\"bytes\":" + text.length() + ",\"preview\":" + quote(text.substring(0, 1000)) + "}";
+      String line = "{\"hypothesisId\":" + quote(hypothesisId) + ",\"location\":" + quote(site[0].location) + ",\"message\":" + quote(message)
+          + ",\"data\":" + text + ",\"timestamp\":" + System.currentTimeMillis() + "}\n";
+      boolean full; synchronized (QUEUE) { full = QUEUE.append(line).length() > 1 << 20; }
+      if (full) drain(false); // the writer fell behind by 1 MiB: this call writes the batch
     } catch (Throwable ignored) { /* never break the program */ }
   }
-
   /** An ordered map that, unlike Map.of, allows nulls: map("n", n, "user", user). */
-  public static java.util.Map<String, Object> map(Object... keysAndValues) {
-    java.util.Map<String, Object> m = new java.util.LinkedHashMap<String, Object>();
-    for (int i = 0; i + 1 < keysAndValues.length; i += 2) m.put(String.valueOf(keysAndValues[i]), keysAndValues[i + 1]);
+  public static java.util.Map<String, Object> map(Object... kv) {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<String, Object>(); for (int i = 0; i + 1 < kv.length; i += 2) m.put(String.valueOf(kv[i]), kv[i + 1]);
     return m;
   }
-
-  private static String serialize(Object data) {
-    try { return write(new StringBuilder(), data, new java.util.IdentityHashMap<Object, Boolean>(), 0).toString(); }
-    catch (Throwable e) { return "{\"agentDebugUnserializable\":" + quote(String.valueOf(e)) + "}"; }
+  private static Site site(String hypothesisId, String location) { // a call site's first event: com/acme/Foo.java:42
+    for (StackTraceElement f : location == null ? new Throwable().getStackTrace() : new StackTraceElement[0])
+      if (!f.getClassName().equals(AgentDebugLog.class.getName())) {
+        String c = f.getClassName(); location = c.substring(0, c.lastIndexOf('.') + 1).replace('.', '/') + f.getFileName() + ":" + f.getLineNumber(); break; }
+    Site s = new Site(location, hypothesisId), old = LOCATIONS.putIfAbsent(location, s);
+    return old != null ? old : s;
   }
-  private static StringBuilder write(StringBuilder sb, Object v, java.util.Map<Object, Boolean> path, int depth) {
+  private static synchronized void drain(boolean exit) { // the writer's own lock: one write per batch
+    StringBuilder batch = new StringBuilder();
+    synchronized (QUEUE) { batch.append(QUEUE); QUEUE.setLength(0); }
+    if (exit) for (Site s : LOCATIONS.values()) if (s.get() > CAP) batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":" + quote(s.hypothesis)
+        + ",\"location\":" + quote(s.location) + ",\"count\":" + (s.getAndSet(CAP) - CAP) + ",\"cap\":" + CAP + ",\"process\":\"" + PROCESS + "\"}}\n");
+    if (batch.length() > 0) try (java.io.FileOutputStream out = new java.io.FileOutputStream(PATH, true)) { out.write(batch.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)); }
+    catch (Throwable ignored) { /* unwritable: this batch is lost, never the program */ }
+  }
+  private static String serialize(Object data) {
+    try { return write(new StringBuilder(), data, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<Object, Boolean>())).toString(); }
+    catch (Throwable e) { return "{\"agentDebugUnserializable\":" + quote(String.valueOf(e)) + "}"; } }
+  private static StringBuilder write(StringBuilder sb, Object v, java.util.Set<Object> path) { // maps, iterables, arrays and scalars
     if (sb.length() > 1 << 20) throw new IllegalStateException("data larger than 1 MiB");
-    boolean isMap = v instanceof java.util.Map, isList = v instanceof Iterable || (v != null && v.getClass().isArray());
-    if (v == null || v instanceof Boolean) return sb.append(v);
-    if (v instanceof Number) return sb.append(NUMBER.matcher(v.toString()).matches() ? v.toString() : quote(v.toString()));
-    if (v instanceof CharSequence || v instanceof Character || v instanceof Enum) return sb.append(quote(v.toString()));
-    if (!isMap && !isList) return sb.append(quote("<unserializable " + v.getClass().getName() + ">"));
-    if (depth > 100) return sb.append("\"<unserializable: nested too deep>\"");
-    if (path.put(v, Boolean.TRUE) != null) return sb.append("\"<unserializable cycle>\"");
+    if (v == null || v instanceof Boolean || v instanceof Number && NUMBER.matcher(v.toString()).matches()) return sb.append(v);
+    if (v instanceof Number || v instanceof CharSequence || v instanceof Character || v instanceof Enum) return sb.append(quote(v.toString())); // NaN too
+    boolean isMap = v instanceof java.util.Map, isArray = v.getClass().isArray();
+    if (!isMap && !isArray && !(v instanceof Iterable)) return sb.append(quote("<unserializable " + v.getClass().getName() + ">"));
+    if (path.size() > 100 || !path.add(v)) return sb.append(path.size() > 100 ? "\"<unserializable: nested too deep>\"" : "\"<unserializable cycle>\"");
+    java.util.List<Object> items = new java.util.ArrayList<Object>(); for (Object o : isMap ? ((java.util.Map<?, ?>) v).entrySet() : isArray ? java.util.Collections.emptyList() : (Iterable<?>) v) items.add(o);
+    for (int i = 0; isArray && i < java.lang.reflect.Array.getLength(v); i++) items.add(java.lang.reflect.Array.get(v, i));
     sb.append(isMap ? '{' : '[');
-    int n = 0;
-    if (isMap) {
-      for (java.util.Map.Entry<?, ?> e : ((java.util.Map<?, ?>) v).entrySet()) {
-        write(sb.append(n++ > 0 ? "," : "").append(quote(String.valueOf(e.getKey()))).append(':'), e.getValue(), path, depth + 1);
-      }
-    } else if (v instanceof Iterable) {
-      for (Object o : (Iterable<?>) v) write(sb.append(n++ > 0 ? "," : ""), o, path, depth + 1);
-    } else {
-      for (int i = 0; i < java.lang.reflect.Array.getLength(v); i++) write(sb.append(i > 0 ? "," : ""), java.lang.reflect.Array.get(v, i), path, depth + 1);
-    }
+    for (int i = 0; i < items.size(); i++) { java.util.Map.Entry<?, ?> e = isMap ? (java.util.Map.Entry<?, ?>) items.get(i) : null;
+      write((i > 0 ? sb.append(',') : sb).append(isMap ? quote(String.valueOf(e.getKey())) + ":" : ""), isMap ? e.getValue() : items.get(i), path); }
     path.remove(v);
     return sb.append(isMap ? '}' : ']');
   }
-  private static java.io.FileOutputStream open() {
-    try { return new java.io.FileOutputStream(PATH, true); } catch (Throwable e) { return null; }
-  }
-  private static String quote(String s) {
-    if (s == null) return "null";
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') sb.append('\\').append(c);
-      else if (c < 0x20) sb.append(String.format("\\u%04x", (int) c));
-      else sb.append(c);
-    }
-    return sb.append('"').toString();
-  }
+  private static String quote(String s) { // a JSON string, or null
+    StringBuilder sb = new StringBuilder("\"");
+    for (char c : s == null ? new char[0] : s.toCharArray()) sb.append(c == '"' || c == '\\' ? "\\" + c : c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+    return s == null ? "null" : sb.append('"').toString(); }
+  private static String env(String name, String fallback) { String v = System.getenv(name); return v == null || v.isEmpty() ? fallback : v; }
+  private static long number(String s, long fallback) { try { return Math.max(1, Long.parseLong(s)); } catch (Throwable e) { return fallback; } }
+  private static String process() { // the pid (Java 8 has no ProcessHandle) and when the helper loaded
+    try { return java.lang.management.ManagementFactory.getRuntimeMXBean().getName().split("@")[0] + "-" + System.currentTimeMillis(); } catch (Throwable e) { return "0-" + System.currentTimeMillis(); } }
 }
 // #endregion
