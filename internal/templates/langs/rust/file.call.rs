@@ -1,3 +1,3 @@
 // #region agent log
-crate::agent_debug_mode::log("__HYPOTHESIS_ID__", "__LOCATION__", "__MESSAGE__", || __DATA_JSON_EXPRESSION__);
+crate::agent_debug_mode::log!("__HYPOTHESIS_ID__", "__MESSAGE__", || __DATA_JSON_EXPRESSION__);
 // #endregion
