@@ -2,6 +2,9 @@ using System;
 using System.Collections.Generic;
 using System.Threading;
 
+// The helper goes at the top level, outside every namespace (or in a file of its own).
+// @HELPER@
+
 namespace Demo
 {
     class Node
@@ -40,6 +43,3 @@ namespace Demo
         }
     }
 }
-
-// The helper goes at the top level, outside every namespace (or in a file of its own).
-// @HELPER@
