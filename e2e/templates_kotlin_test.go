@@ -12,7 +12,7 @@ func init() {
 		"scalars":        `listOf(1, 2.5, true, null, "x")`,
 		"oversize":       `mapOf("big" to "x".repeat(100000))`,
 		"unserializable": `mapOf("node" to Node(), "cycle" to mutableListOf<Any?>().also { it.add(it) }, "nan" to Double.NaN)`,
-		"throws":         `mapOf("x" to "not a number".toInt())`,
+		"throws":         `mapOf("config" to readConfig())`, // declared @Throws(IOException::class), as a Java method may be
 		"secret":         `mapOf("password" to "hunter2", "apiToken" to "t0k3n", "user" to "ann")`,
 		"thread":         `mapOf("thread" to t, "i" to i)`,
 	}

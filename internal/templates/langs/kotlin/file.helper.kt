@@ -1,73 +1,71 @@
 // #region agent log
-private const val AGENT_DEBUG_PATH = "__APPEND_PATH__"
-private const val AGENT_DEBUG_MAX_DATA = 16000 // serialized data kept per event
-
-/** Appends one debug-mode event to the append path. Never throws; [data] runs inside the guard. */
-fun agentLog(hypothesisId: String, location: String, message: String, data: () -> Any?) {
+/** Queues one debug-mode event from the caller's file:line (or [location]); never throws. [data] runs inside the guard, and only
+ *  while the call site is under its cap, past which a call is a ClassValue read and an atomic add (the lambda's class is its site). */
+fun agentLog(hypothesisId: String, message: String, location: String? = null, data: () -> Any?) {
     try {
+        val holder = if (location == null) AgentDebug.sites.get(data.javaClass) else arrayOfNulls(1)
+        val site = holder[0] ?: AgentDebug.site(hypothesisId, location).also { holder[0] = it }
+        if (site.sent.incrementAndGet() > AgentDebug.cap) return // held back
         val value = try { data() } catch (e: Throwable) { mapOf("agentDebugDataError" to e.toString().take(200)) }
-        var text = try {
-            agentDebugJson(value, StringBuilder(), java.util.IdentityHashMap(), 0).toString()
-        } catch (e: Throwable) {
-            "{\"agentDebugUnserializable\":" + agentDebugStr(e.toString().take(200), StringBuilder()) + "}"
+        var text = try { agentDebugJson(value, StringBuilder(), java.util.IdentityHashMap(), 0).toString() }
+            catch (e: Throwable) { "{\"agentDebugUnserializable\":" + agentDebugStr(e.toString().take(200), StringBuilder()) + "}" }
+        if (text.length > 16000) text = "{\"agentDebugTruncated\":true,\"bytes\":" + text.length + ",\"preview\":" + agentDebugStr(text.take(1000), StringBuilder()) + "}"
+        val line = agentDebugStr(site.location, agentDebugStr(hypothesisId, StringBuilder("{\"hypothesisId\":")).append(",\"location\":")).append(",\"message\":")
+        agentDebugStr(message, line).append(",\"data\":").append(text).append(",\"timestamp\":").append(System.currentTimeMillis()).append("}\n")
+        val full = synchronized(AgentDebug.queue) { AgentDebug.queue.append(line).length > 1 shl 20 } // its own lock, held for one append
+        if (full) AgentDebug.drain(false) // the writer fell behind by 1 MiB: this call writes the batch
+    } catch (e: Throwable) { /* never break the program */ }
+}
+
+private object AgentDebug { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit
+    class Site(val location: String, val hypothesis: String) { val sent = java.util.concurrent.atomic.AtomicLong() } // events since the last flush
+    val path = System.getenv("AGENT_DEBUG_MODE_APPEND_PATH")?.takeIf { it.isNotEmpty() } ?: "__APPEND_PATH__"
+    val cap = System.getenv("AGENT_DEBUG_MODE_MAX_PER_LOCATION")?.toLongOrNull()?.takeIf { it > 0 } ?: 10000L
+    val process = (try { java.lang.management.ManagementFactory.getRuntimeMXBean().name.substringBefore('@') } catch (e: Throwable) { "0" }) + "-" + System.currentTimeMillis()
+    val sites = object : ClassValue<Array<Site?>>() { override fun computeValue(type: Class<*>) = arrayOfNulls<Site>(1) }
+    val locations = java.util.concurrent.ConcurrentHashMap<String, Site>()
+    val queue = StringBuilder()
+    init {
+        val writer = Thread({ while (true) { try { Thread.sleep(20) } catch (e: InterruptedException) {} ; drain(false) } }, "agent-debug-mode")
+        try { writer.isDaemon = true; writer.start(); Runtime.getRuntime().addShutdownHook(Thread { drain(true) }) } catch (e: Throwable) {}
+    }
+    fun site(hypothesisId: String, location: String?): Site { // a call site's first event: com/acme/Cart.kt:42
+        val at = location ?: Throwable().stackTrace.first { !it.className.endsWith("AgentDebug") && !it.methodName.startsWith("agentLog") }
+            .let { it.className.substringBeforeLast('.', "").replace('.', '/').let { p -> if (p == "") "" else "$p/" } + it.fileName + ":" + it.lineNumber }
+        return locations.getOrPut(at) { Site(at, hypothesisId) }
+    }
+    @Synchronized fun drain(exit: Boolean) { // the writer's own lock: one write per batch
+        val batch = synchronized(queue) { queue.toString().also { queue.setLength(0) } }.let(::StringBuilder)
+        if (exit) for (s in locations.values) if (s.sent.get() > cap) {
+            batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":"); agentDebugStr(s.hypothesis, batch).append(",\"location\":")
+            agentDebugStr(s.location, batch).append(",\"count\":").append(s.sent.getAndSet(cap) - cap).append(",\"cap\":$cap,\"process\":\"$process\"}}\n")
         }
-        if (text.length > AGENT_DEBUG_MAX_DATA) {
-            text = "{\"agentDebugTruncated\":true,\"bytes\":" + text.length + ",\"preview\":" +
-                agentDebugStr(text.take(1000), StringBuilder()) + "}"
-        }
-        val line = StringBuilder("{\"hypothesisId\":")
-        agentDebugStr(hypothesisId, line).append(",\"location\":")
-        agentDebugStr(location, line).append(",\"message\":")
-        agentDebugStr(message, line).append(",\"data\":").append(text)
-        line.append(",\"timestamp\":").append(System.currentTimeMillis()).append("}\n")
-        // One append-mode write of the whole line: threads and processes never interleave lines.
-        java.io.FileOutputStream(AGENT_DEBUG_PATH, true).use { it.write(line.toString().toByteArray(Charsets.UTF_8)) }
-    } catch (e: Throwable) {
-        // never break the program
+        if (batch.isNotEmpty()) try { java.io.FileOutputStream(path, true).use { it.write(batch.toString().toByteArray(Charsets.UTF_8)) } } catch (e: Throwable) {}
     }
 }
 
-private fun agentDebugStr(s: String, sb: StringBuilder): StringBuilder {
+private fun agentDebugStr(s: String, sb: StringBuilder): StringBuilder { // a JSON string: quotes, backslash and control characters escaped
     sb.append('"')
-    for (c in s) when {
-        c == '"' || c == '\\' -> sb.append('\\').append(c)
-        c < ' ' -> sb.append(String.format("\\u%04x", c - '\u0000')) // control characters
-        else -> sb.append(c)
-    }
+    for (c in s) if (c == '"' || c == '\\') sb.append('\\').append(c) else if (c < ' ') sb.append(String.format("\\u%04x", c - '\u0000')) else sb.append(c)
     return sb.append('"')
 }
 
 private fun agentDebugJson(v: Any?, sb: StringBuilder, seen: java.util.IdentityHashMap<Any, Any>, depth: Int): StringBuilder {
     if (v == null) return sb.append("null")
-    val isArray = v.javaClass.isArray
-    val container = v is Map<*, *> || v is Iterable<*> || isArray
-    if (container && (seen.containsKey(v) || depth > 64)) {
-        return agentDebugStr(if (depth > 64) "<unserializable: too deep>" else "<unserializable cycle>", sb)
-    }
+    val container = v is Map<*, *> || v is Iterable<*> || v.javaClass.isArray
+    if (container && (seen.containsKey(v) || depth > 64)) return agentDebugStr(if (depth > 64) "<unserializable: too deep>" else "<unserializable cycle>", sb)
     when {
         v is String -> agentDebugStr(v, sb)
         v is Char || v is Enum<*> -> agentDebugStr(v.toString(), sb)
         v is Boolean -> sb.append(v)
-        v is Number -> {
-            val d = v.toDouble()
-            val plain = v is Int || v is Long || v is Short || v is Byte || v is Double || v is Float ||
-                v is java.math.BigInteger || v is java.math.BigDecimal
-            if (d.isNaN() || d.isInfinite()) agentDebugStr(v.toString(), sb) else sb.append(if (plain) v else d)
-        }
+        v is Number -> if (v.toDouble().isNaN() || v.toDouble().isInfinite()) agentDebugStr(v.toString(), sb) else sb.append(
+            if (v is Int || v is Long || v is Short || v is Byte || v is Double || v is Float || v is java.math.BigInteger || v is java.math.BigDecimal) v else v.toDouble())
         container -> {
             seen[v] = v
-            val items: Iterable<*> = if (v is Map<*, *>) v.entries else if (v is Iterable<*>) v
-                else (0 until java.lang.reflect.Array.getLength(v)).map { java.lang.reflect.Array.get(v, it) }
+            val items: Iterable<*> = if (v is Map<*, *>) v.entries else if (v is Iterable<*>) v else (0 until java.lang.reflect.Array.getLength(v)).map { java.lang.reflect.Array.get(v, it) }
             sb.append(if (v is Map<*, *>) '{' else '[')
-            var first = true
-            for (item in items) {
-                if (!first) sb.append(',')
-                first = false
-                if (v is Map<*, *> && item is Map.Entry<*, *>) {
-                    agentDebugStr(item.key.toString(), sb).append(':')
-                    agentDebugJson(item.value, sb, seen, depth + 1)
-                } else agentDebugJson(item, sb, seen, depth + 1)
-            }
+            for ((i, item) in items.withIndex()) if (item is Map.Entry<*, *> && v is Map<*, *>) agentDebugJson(item.value, agentDebugStr(item.key.toString(), if (i > 0) sb.append(',') else sb).append(':'), seen, depth + 1)
+                else agentDebugJson(item, if (i > 0) sb.append(',') else sb, seen, depth + 1)
             sb.append(if (v is Map<*, *>) '}' else ']')
             seen.remove(v)
         }
