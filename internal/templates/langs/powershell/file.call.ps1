@@ -1,3 +1,3 @@
 #region agent log
-Write-AgentLog '__HYPOTHESIS_ID__' '__LOCATION__' '__MESSAGE__' { __DATA_EXPRESSION__ }
+Write-AgentLog '__HYPOTHESIS_ID__' '__MESSAGE__' { __DATA_EXPRESSION__ }
 #endregion

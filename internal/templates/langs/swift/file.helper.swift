@@ -1,26 +1,41 @@
 // #region agent log
 import Foundation
 
-/// Appends one debug-mode event to the append path. Never throws; `data` runs inside the guard, and an
-/// error it throws becomes {"agentDebugDataError": ...}. (Swift cannot catch traps such as a nil unwrap.)
-func agentLog(_ hypothesisId: String, _ location: String, _ message: String, _ data: () throws -> Any?) {
-    let path = "__APPEND_PATH__", maxData = 16000 // bytes of serialized data kept per event
+/// Queues one debug-mode event from the caller's #filePath:#line (or `location`). Never throws; `data` runs inside the guard, only
+/// while the call site is under its cap, and an error it throws becomes {"agentDebugDataError": ...}. (Swift cannot catch traps.)
+func agentLog(_ hypothesisId: String, _ message: String, location: String? = nil, file: String = #filePath, line: Int = #line, _ data: () throws -> Any?) {
+    let at = location ?? "\(file):\(line)"
+    if AgentDebug.locked({ AgentDebug.sites[at, default: (hypothesisId, 0)].1 += 1; return AgentDebug.sites[at]!.1 }) > AgentDebug.cap { return } // held back
+    _ = AgentDebug.started // the first event starts the writer
     var value: Any?
     do { value = try data() } catch { value = ["agentDebugDataError": String(String(describing: error).prefix(200))] }
     var seen = Set<ObjectIdentifier>()
     var text = agentDebugJSON(agentDebugPlain(value, 0, &seen))
-    if text.utf8.count > maxData {
-        let preview = agentDebugQuote(String(text.prefix(1000)))
-        text = "{\"agentDebugTruncated\":true,\"bytes\":\(text.utf8.count),\"preview\":\(preview)}"
+    if text.utf8.count > 16000 { text = "{\"agentDebugTruncated\":true,\"bytes\":\(text.utf8.count),\"preview\":\(agentDebugQuote(String(text.prefix(1000))))}" }
+    let event = "{\"hypothesisId\":" + agentDebugQuote(hypothesisId) + ",\"location\":" + agentDebugQuote(at) + ",\"message\":" + agentDebugQuote(message)
+        + ",\"data\":" + text + ",\"timestamp\":\(Int64(Date().timeIntervalSince1970 * 1000))}\n"
+    if AgentDebug.locked({ AgentDebug.queue += event; return AgentDebug.queue.utf8.count > 1 << 20 }) { AgentDebug.drain(false) } // 1 MiB: write it
+}
+
+/// The helper's state, under its own lock (never the program's, held for one append); a writer thread every 20 ms, the rest at exit.
+enum AgentDebug {
+    static let lock = NSLock(), io = NSLock()
+    nonisolated(unsafe) static var queue = "", sites = [String: (String, Int)]() // under lock: location → (hypothesis, events since the last flush)
+    static let env = ProcessInfo.processInfo.environment, path = env["AGENT_DEBUG_MODE_APPEND_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "__APPEND_PATH__"
+    static let cap = Int(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? 10000
+    static let process = "\(getpid())-\(Int64(Date().timeIntervalSince1970 * 1000))"
+    static let started: Bool = { Thread { while true { Thread.sleep(forTimeInterval: 0.02); drain(false) } }.start(); atexit { AgentDebug.drain(true) }; return true }()
+    static func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
+    static func drain(_ atExit: Bool) { // the queue, and at exit one held-back record per capped location, in one O_APPEND write(2)
+        io.lock(); defer { io.unlock() }
+        var batch = locked { () -> String in let q = queue; queue = ""; return q }
+        if atExit { locked { for (at, (h, n)) in sites where n > cap { sites[at] = (h, cap)
+            batch += "{\"agentDebugHeldBack\":{\"hypothesisId\":\(agentDebugQuote(h)),\"location\":\(agentDebugQuote(at)),\"count\":\(n - cap),\"cap\":\(cap),\"process\":\"\(process)\"}}\n" } } }
+        let fd = batch.isEmpty ? -1 : open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        if fd < 0 { return }
+        _ = Array(batch.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
-    let ms = Int64(Date().timeIntervalSince1970 * 1000)
-    var line = "{\"hypothesisId\":" + agentDebugQuote(hypothesisId) + ",\"location\":" + agentDebugQuote(location)
-    line += ",\"message\":" + agentDebugQuote(message) + ",\"data\":" + text + ",\"timestamp\":\(ms)}\n"
-    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
-    if fd < 0 { return }
-    let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } // one O_APPEND write: lines never interleave
-    close(fd)
 }
 
 /// A copy JSONSerialization accepts: optionals unwrapped, NaN as a string, other objects and cycles as markers.
@@ -29,8 +44,7 @@ private func agentDebugPlain(_ value: Any?, _ depth: Int, _ seen: inout Set<Obje
     let mirror = Mirror(reflecting: v)
     if mirror.displayStyle == .optional { return agentDebugPlain(mirror.children.first?.value, depth, &seen) }
     switch v {
-    case is NSNull, is String, is Bool, is Int, is Int8, is Int16, is Int32, is Int64,
-         is UInt, is UInt8, is UInt16, is UInt32, is UInt64: return v
+    case is NSNull, is String, is Bool, is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16, is UInt32, is UInt64: return v
     case let d as Double where d.isFinite: return d
     case let f as Float where f.isFinite: return Double("\(f)") ?? 0
     case is Double, is Float, is Character, is Substring: return "\(v)" // "nan", "inf" as strings
@@ -47,34 +61,19 @@ private func agentDebugPlain(_ value: Any?, _ depth: Int, _ seen: inout Set<Obje
         for (key, item) in dict { out["\(key.base)"] = agentDebugPlain(item, depth + 1, &seen) }
         return out
     }
-    if mirror.displayStyle == .collection || mirror.displayStyle == .set { // arrays, sets, slices
-        var out = [Any]()
-        for child in mirror.children { out.append(agentDebugPlain(child.value, depth + 1, &seen)) }
-        return out
-    }
+    if mirror.displayStyle == .collection || mirror.displayStyle == .set { return mirror.children.map { agentDebugPlain($0.value, depth + 1, &seen) } }
     return "<unserializable \(type(of: v))>"
 }
 
 /// Foundation's JSONSerialization, wrapped in an array so that scalars work on every OS version.
 private func agentDebugJSON(_ plain: Any) -> String {
-    if let data = try? JSONSerialization.data(withJSONObject: [plain]),
-       let text = String(data: data, encoding: .utf8), text.count >= 2 {
-        return String(text.dropFirst().dropLast())
-    }
+    if let data = try? JSONSerialization.data(withJSONObject: [plain]), let text = String(data: data, encoding: .utf8), text.count >= 2 { return String(text.dropFirst().dropLast()) }
     return "{\"agentDebugUnserializable\":\"JSONSerialization failed\"}"
 }
 
-/// A JSON string literal for any text; also the fallback where JSONSerialization is not used.
-private func agentDebugQuote(_ s: String) -> String {
+private func agentDebugQuote(_ s: String) -> String { // a JSON string literal for any text
     var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case _ where u.value < 0x20: out += (u.value < 0x10 ? "\\u000" : "\\u001") + String(u.value % 16, radix: 16)
-        default: out.unicodeScalars.append(u)
-        }
-    }
+    for u in s.unicodeScalars { if u == "\"" || u == "\\" { out += "\\" + String(u) } else if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) } }
     return out + "\""
 }
 // #endregion
