@@ -1,0 +1,320 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The compiled languages keep their helper in the project. These tests run
+// small programs with the rendered helper: a location past its cap sends
+// cap events and, at exit, exactly one agentDebugHeldBack record (the
+// environment's cap and Append Path win over what template filled in); and
+// a program killed with SIGKILL still delivered what it logged well before,
+// because a background writer takes the queue off the call.
+
+// compiledProgram is one language's program. In src, @HELPER@ becomes the
+// helper (unless helperFile names a file of its own) and @HOT@ / @COOL@ /
+// @KILL@ the calls: @HOT@ runs 25 times, @COOL@ 3 times, then the program
+// ends; with the argument "kill" it instead logs @KILL@ 3 times, 50 ms
+// apart, prints "logged" and sleeps. sent is the location the helper sends for a call on
+// line n of file (before the service makes it root-relative).
+type compiledProgram struct {
+	runtimes   []string
+	file       string            // the program's path under the root
+	helperFile string            // the helper's own file under the root, if it needs one
+	args       []string          // extra template flags
+	src        string            // the program
+	calls      map[string]string // marker → call (with __DATA__ for the data)
+	build      [][]string
+	run        []string
+	sent       func(root, file string, line int) string
+}
+
+func relative(root, file string, line int) string { return file + ":" + strconv.Itoa(line) }
+func absolute(root, file string, line int) string {
+	return filepath.Join(root, file) + ":" + strconv.Itoa(line)
+}
+
+var compiledPrograms = map[string]compiledProgram{
+	"go": {
+		runtimes: []string{"go"}, file: "main.go", helperFile: "agent_debug_log.go", args: []string{"--package", "main"},
+		src: `package main
+
+import (
+	"os"
+	"time"
+)
+
+func main() {
+	// #region agent log
+	defer agentLogFlush()
+	// #endregion
+	if len(os.Args) > 1 {
+		for i := 0; i < 3; i++ {
+			@KILL@
+			time.Sleep(50 * time.Millisecond)
+		}
+		os.Stdout.WriteString("logged\n")
+		time.Sleep(10 * time.Second)
+	}
+	for i := 0; i < 25; i++ {
+		@HOT@
+	}
+	for i := 0; i < 3; i++ {
+		@COOL@
+	}
+}
+`,
+		calls: map[string]string{"@": `agentLog("H", "m", func() any { return map[string]int{"i": i} })`},
+		build: [][]string{{"go", "mod", "init", "example.com/capped"}, {"go", "build", "-o", "program", "."}},
+		run:   []string{"./program"}, sent: absolute,
+	},
+	"java": {
+		runtimes: []string{"javac", "java"}, file: "capped/Main.java", helperFile: "capped/AgentDebugLog.java", args: []string{"--package", "capped"},
+		src: `package capped;
+
+import java.util.Map;
+
+public class Main {
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0) {
+      for (int n = 0; n < 3; n++) {
+        final int i = n;
+        @KILL@
+        Thread.sleep(50);
+      }
+      System.out.println("logged");
+      Thread.sleep(10000);
+    }
+    for (int n = 0; n < 25; n++) {
+      final int i = n;
+      @HOT@
+    }
+    for (int n = 0; n < 3; n++) {
+      final int i = n;
+      @COOL@
+    }
+  }
+}
+`,
+		calls: map[string]string{"@": `AgentDebugLog.log("H", "m", () -> Map.of("i", i));`},
+		build: [][]string{{"javac", "-d", "classes", "capped/AgentDebugLog.java", "capped/Main.java"}},
+		run:   []string{"java", "-cp", "classes", "capped.Main"}, sent: relative,
+	},
+	"kotlin": {
+		runtimes: []string{"kotlinc", "java"}, file: "capped.kt",
+		src: `@HELPER@
+fun main(args: Array<String>) {
+    if (args.isNotEmpty()) {
+        for (i in 0 until 3) { @KILL@; Thread.sleep(50) }
+        println("logged")
+        Thread.sleep(10000)
+    }
+    for (i in 0 until 25) @HOT@
+    for (i in 0 until 3) @COOL@
+}
+`,
+		calls: map[string]string{"@": `agentLog("H", "m") { mapOf("i" to i) }`},
+		build: [][]string{{"kotlinc", "capped.kt", "-include-runtime", "-d", "program.jar"}},
+		run:   []string{"java", "-jar", "program.jar"}, sent: relative,
+	},
+	"c": {
+		runtimes: []string{"gcc"}, file: "capped.c",
+		src: `@HELPER@
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  (void)argv;
+  if (argc > 1) {
+    for (int i = 0; i < 3; i++) { @KILL@ poll(NULL, 0, 50); }
+    printf("logged\n"), fflush(stdout), sleep(10);
+  }
+  for (int i = 0; i < 25; i++) @HOT@
+  for (int i = 0; i < 3; i++) @COOL@
+  return 0;
+}
+`,
+		calls: map[string]string{"@": `agent_debug_log("H", "m", agent_debug_json("{\"i\":%d}", i));`},
+		build: [][]string{{"gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", "program", "capped.c"}},
+		run:   []string{"./program"}, sent: relative,
+	},
+	"cpp": {
+		runtimes: []string{"g++"}, file: "capped.cpp",
+		src: `@HELPER@
+#include <iostream>
+#include <unistd.h>
+
+int main(int argc, char **) {
+  if (argc > 1) {
+    for (int i = 0; i < 3; i++) { @KILL@ std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+    std::cout << "logged" << std::endl;
+    sleep(10);
+  }
+  for (int i = 0; i < 25; i++) @HOT@
+  for (int i = 0; i < 3; i++) @COOL@
+}
+`,
+		calls: map[string]string{"@": `agent_debug_mode::log("H", "m", [&]() -> std::string { return "{\"i\":" + std::to_string(i) + "}"; });`},
+		build: [][]string{{"g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", "program", "capped.cpp"}},
+		run:   []string{"./program"}, sent: relative,
+	},
+	"rust": {
+		runtimes: []string{"rustc"}, file: "capped.rs",
+		src: `@HELPER@
+fn main() {
+    if std::env::args().count() > 1 {
+        for i in 0..3 { @KILL@ std::thread::sleep(std::time::Duration::from_millis(50)); }
+        println!("logged");
+        std::thread::sleep(std::time::Duration::from_secs(10));
+    }
+    for i in 0..25 { @HOT@ }
+    for i in 0..3 { @COOL@ }
+}
+`,
+		calls: map[string]string{"@": `crate::agent_debug_mode::log!("H", "m", || format!("{{\"i\":{}}}", i));`},
+		build: [][]string{{"rustc", "--edition", "2021", "-D", "warnings", "-o", "program", "capped.rs"}},
+		run:   []string{"./program"}, sent: relative,
+	},
+	"csharp": {
+		runtimes: []string{"mcs", "mono"}, file: "capped.cs",
+		src: `using System;
+@HELPER@
+static class Program {
+    static void Main(string[] args) {
+        if (args.Length > 0) {
+            for (int i = 0; i < 3; i++) { @KILL@ System.Threading.Thread.Sleep(50); }
+            Console.WriteLine("logged");
+            System.Threading.Thread.Sleep(10000);
+        }
+        for (int i = 0; i < 25; i++) @HOT@
+        for (int i = 0; i < 3; i++) @COOL@
+    }
+}
+`,
+		calls: map[string]string{"@": `AgentDebugLog.Log("H", "m", () => new { i });`},
+		build: [][]string{{"mcs", "-warn:4", "-warnaserror", "-out:program.exe", "capped.cs"}},
+		run:   []string{"mono", "program.exe"}, sent: absolute,
+	},
+}
+
+// buildCompiled writes and builds the program under root; it returns the
+// line of each call marker.
+func buildCompiled(t *testing.T, e *Env, p compiledProgram, lang, session, root string) map[string]int {
+	t.Helper()
+	var tmpl renderedTemplate
+	e.JSON(&tmpl, append([]string{"template", "--language", lang, "--ingest", "file", "--session", session}, p.args...)...)
+	src := p.src
+	if p.helperFile != "" {
+		writeFile(t, filepath.Join(root, p.helperFile), tmpl.Helper)
+	} else {
+		src = strings.Replace(src, "@HELPER@\n", withNewline(tmpl.Helper), 1)
+	}
+	lines := map[string]int{}
+	for i, l := range strings.Split(src, "\n") {
+		for _, m := range []string{"@HOT@", "@COOL@", "@KILL@"} {
+			if strings.Contains(l, m) {
+				lines[m] = i + 1
+			}
+		}
+	}
+	for _, m := range []string{"HOT", "COOL", "KILL"} {
+		src = strings.ReplaceAll(src, "@"+m+"@", strings.Replace(p.calls["@"], `"H"`, `"`+m+`"`, 1))
+	}
+	writeFile(t, filepath.Join(root, p.file), src)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, argv := range p.build {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s\n%s", argv, err, out, src)
+		}
+	}
+	return lines
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompiledHelperCapAndHeldBack: with AGENT_DEBUG_MODE_MAX_PER_LOCATION=10
+// the 25-call location sends 10 events and one held-back record of 15 at
+// exit, the 3-call one sends 3; AGENT_DEBUG_MODE_APPEND_PATH wins.
+func TestCompiledHelperCapAndHeldBack(t *testing.T) {
+	for lang, p := range compiledPrograms {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			requireRuntimes(t, p.runtimes)
+			e := NewEnv(t)
+			root := t.TempDir()
+			s := e.CreateAt(root)
+			lines := buildCompiled(t, e, p, lang, s.SessionID, root)
+			out := filepath.Join(t.TempDir(), "out.ndjson")
+			runIn(t, root, []string{"AGENT_DEBUG_MODE_MAX_PER_LOCATION=10", "AGENT_DEBUG_MODE_APPEND_PATH=" + out}, p.run...)
+			got := readLines(t, out)
+			for i, l := range got { // checkCapped counts H1 and H2
+				got[i] = strings.NewReplacer(`"hypothesisId":"HOT"`, `"hypothesisId":"H1"`, `"hypothesisId":"COOL"`, `"hypothesisId":"H2"`).Replace(l)
+			}
+			checkCapped(t, got, p.sent(root, p.file, lines["@HOT@"]))
+			if n := len(e.Logged(s.SessionID)); n != 0 {
+				t.Errorf("%d events reached the session's own Append Path; the environment's path must win", n)
+			}
+		})
+	}
+}
+
+// TestCompiledHelperWritesInTheBackground: a program killed with SIGKILL
+// (no exit hook runs) a moment after logging still delivered its events,
+// with the location each call names.
+func TestCompiledHelperWritesInTheBackground(t *testing.T) {
+	for lang, p := range compiledPrograms {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			requireRuntimes(t, p.runtimes)
+			e := NewEnv(t)
+			root := t.TempDir()
+			s := e.CreateAt(root)
+			lines := buildCompiled(t, e, p, lang, s.SessionID, root)
+			cmd := exec.Command(p.run[0], append(p.run[1:], "kill")...)
+			cmd.Dir = root
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			if sc := bufio.NewScanner(stdout); !sc.Scan() || sc.Text() != "logged" {
+				t.Fatalf("the program did not log: %q", sc.Text())
+			}
+			time.Sleep(500 * time.Millisecond) // the writer runs every 20 ms
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			evs := e.Logged(s.SessionID)
+			if len(evs) != 3 {
+				t.Fatalf("%d events delivered before SIGKILL, want 3: %v", len(evs), evs)
+			}
+			for _, ev := range evs {
+				if want := p.file + ":" + strconv.Itoa(lines["@KILL@"]); ev["location"] != want {
+					t.Errorf("location %v, want %s", ev["location"], want)
+				}
+			}
+		})
+	}
+}
