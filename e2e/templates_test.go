@@ -38,9 +38,9 @@ type templateCase struct {
 	Exprs            map[string]string
 	Threads          int // threads in the thread section (1 when the language has none)
 	Timeout          time.Duration
-	HelperFile       string            // when set, the helper goes into this file of the work dir, not at @HELPER@ (its import, if any, goes there)
-	TemplateArgs     []string          // extra template flags (e.g. --package for Go and Java)
-	Variant          string            // names a second build of the same combination (e.g. another compiler)
+	HelperFile       string   // when set, the helper goes into this file of the work dir, not at @HELPER@ (its import, if any, goes there)
+	TemplateArgs     []string // extra template flags (e.g. --package for Go and Java)
+	Variant          string   // names a second build of the same combination (e.g. another compiler)
 	// Compiled names the file the runtime reports locations in when it is
 	// not FileName (TypeScript run without source maps reports its .js):
 	// the expected line is where that file has the call.
