@@ -54,7 +54,7 @@ import (
 )
 
 func main() {
-	// #region agent log
+	// #region agent log helper
 	defer agentLogFlush()
 	// #endregion
 	if len(os.Args) > 1 {

@@ -74,7 +74,7 @@ func TestFillPackage(t *testing.T) {
 	for _, c := range []struct{ lang, name, want, gone string }{
 		{"go", "cache", "\npackage cache\n", "__PACKAGE_NAME__"},
 		{"java", "com.acme", "\npackage com.acme;\n", "__PACKAGE_NAME__"},
-		{"java", "", "// #region agent log\n/**", "package "},
+		{"java", "", "// #region agent log helper\n/**", "package "},
 	} {
 		tm, _ := Lookup(c.lang, "file")
 		if !tm.NeedsPackage() {

@@ -24,7 +24,7 @@ func selfMap() map[string]any {
 }
 
 func main() {
-	// #region agent log
+	// #region agent log helper
 	defer agentLogFlush() // the last batch is written when main returns
 	// #endregion
 	// @HELPER@ (nothing is pasted here: lines added above the probes go here)

@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 #ifndef AGENT_DEBUG_LOG_H
 #define AGENT_DEBUG_LOG_H
 #include <fcntl.h>
@@ -60,7 +60,7 @@ static inline void agent_debug_send(struct agent_debug_site *site, const char *f
     snprintf(agent_debug.path, sizeof agent_debug.path, "%s", path && *path ? path : "__APPEND_PATH__");
     snprintf(agent_debug.process, sizeof agent_debug.process, "%ld-%lld", (long)getpid(), agent_debug_ms());
     if (pthread_create(&writer, NULL, agent_debug_writer, NULL) == 0) pthread_detach(writer);
-    atexit(agent_debug_exit), __atomic_store_n(&agent_debug.cap, cap && atol(cap) > 0 ? atol(cap) : 10000, __ATOMIC_RELEASE);
+    atexit(agent_debug_exit), __atomic_store_n(&agent_debug.cap, cap && atol(cap) > 0 ? atol(cap) : __MAX_PER_LOCATION__, __ATOMIC_RELEASE);
   } else if (agent_debug.cap && __atomic_load_n(&site->sent, __ATOMIC_RELAXED) > agent_debug.cap) return; /* past the cap before it was known */
   size_t n = data ? strlen(data) : 0, cut = 1000, zero = 0, zero2 = 0; /* the event into the queue: never fails; any thread, no signal handler */
   while (n > 16000 && cut > 0 && (data[cut] & 0xC0) == 0x80) cut--; /* over 16,000 bytes: a marker with a preview that ends on a character */

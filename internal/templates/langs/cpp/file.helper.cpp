@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 #ifndef AGENT_DEBUG_MODE_HPP
 #define AGENT_DEBUG_MODE_HPP
 #include <atomic>
@@ -21,7 +21,7 @@ struct site { std::atomic<long> sent{0}; std::string location, hypothesis; }; //
 struct state { // never destroyed: the writer thread may still run while the program exits
   std::mutex mu, io; // mu: the queue's, held for one append; io: one batch write at a time
   std::string queue, path = env("AGENT_DEBUG_MODE_APPEND_PATH", "__APPEND_PATH__"), process = std::to_string(::getpid()) + "-" + std::to_string(now_ms());
-  long cap = [] { long n = std::atol(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", "").c_str()); return n > 0 ? n : 10000L; }();
+  long cap = [] { long n = std::atol(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", "").c_str()); return n > 0 ? n : __MAX_PER_LOCATION__L; }();
   std::map<std::string, site *> sites; // by location
 };
 inline state &the() { static state *s = new state; return *s; }

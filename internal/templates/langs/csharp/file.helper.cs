@@ -1,9 +1,9 @@
-// #region agent log
+// #region agent log helper
 // AgentDebugLog.Log(hypothesisId, message, () => data) queues one event from the caller's file and line; never throws. No usings; Mono and .NET.
 public static class AgentDebugLog {
     sealed class Site { public string File, Location, Hypothesis; public int Line; public long Sent; } // one per call site
     static readonly string AppendPath = Env("AGENT_DEBUG_MODE_APPEND_PATH") ?? "__APPEND_PATH__", Process = System.Diagnostics.Process.GetCurrentProcess().Id + "-" + Now();
-    static readonly long Cap = long.TryParse(Env("AGENT_DEBUG_MODE_MAX_PER_LOCATION"), out Cap) && Cap > 0 ? Cap : 10000;
+    static readonly long Cap = long.TryParse(Env("AGENT_DEBUG_MODE_MAX_PER_LOCATION"), out Cap) && Cap > 0 ? Cap : __MAX_PER_LOCATION__;
     static readonly Site[] Table = new Site[1024]; // by the caller's file and line: what the hot path reads, without a lock
     static readonly System.Collections.Generic.Dictionary<string, Site> Sites = new System.Collections.Generic.Dictionary<string, Site>();
     static readonly System.Text.StringBuilder Queue = new System.Text.StringBuilder(); // its own lock, held for one append

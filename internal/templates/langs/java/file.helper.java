@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 package __PACKAGE_NAME__;
 /** debug-mode probe helper (AgentDebugLog.java): log(...) queues one event and never throws. Java 8+, standard library only. */
 public final class AgentDebugLog {
@@ -6,7 +6,7 @@ public final class AgentDebugLog {
   private static final class Site extends java.util.concurrent.atomic.AtomicLong { // events since the last flush
     static final long serialVersionUID = 1; final String location, hypothesis; Site(String l, String h) { location = l; hypothesis = h; } }
   private static final String PATH = env("AGENT_DEBUG_MODE_APPEND_PATH", "__APPEND_PATH__"), PROCESS = process();
-  private static final long CAP = number(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", ""), 10000);
+  private static final long CAP = number(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", ""), __MAX_PER_LOCATION__);
   private static final java.util.regex.Pattern NUMBER = java.util.regex.Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
   private static final ClassValue<Site[]> SITES = new ClassValue<Site[]>() { protected Site[] computeValue(Class<?> c) { return new Site[1]; } };
   private static final java.util.Map<String, Site> LOCATIONS = new java.util.concurrent.ConcurrentHashMap<String, Site>();

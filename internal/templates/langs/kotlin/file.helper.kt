@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 /** Queues one debug-mode event from the caller's file:line (or [location]); never throws. [data] runs inside the guard, and only
  *  while the call site is under its cap, past which a call is a ClassValue read and an atomic add (the lambda's class is its site). */
 fun agentLog(hypothesisId: String, message: String, location: String? = null, data: () -> Any?) {
@@ -20,7 +20,7 @@ fun agentLog(hypothesisId: String, message: String, location: String? = null, da
 private object AgentDebug { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit
     class Site(val location: String, val hypothesis: String) { val sent = java.util.concurrent.atomic.AtomicLong() } // events since the last flush
     val path = System.getenv("AGENT_DEBUG_MODE_APPEND_PATH")?.takeIf { it.isNotEmpty() } ?: "__APPEND_PATH__"
-    val cap = System.getenv("AGENT_DEBUG_MODE_MAX_PER_LOCATION")?.toLongOrNull()?.takeIf { it > 0 } ?: 10000L
+    val cap = System.getenv("AGENT_DEBUG_MODE_MAX_PER_LOCATION")?.toLongOrNull()?.takeIf { it > 0 } ?: __MAX_PER_LOCATION__L
     val process = (try { java.lang.management.ManagementFactory.getRuntimeMXBean().name.substringBefore('@') } catch (e: Throwable) { "0" }) + "-" + System.currentTimeMillis()
     val sites = object : ClassValue<Array<Site?>>() { override fun computeValue(type: Class<*>) = arrayOfNulls<Site>(1) }
     val locations = java.util.concurrent.ConcurrentHashMap<String, Site>()

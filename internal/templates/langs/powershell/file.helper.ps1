@@ -1,9 +1,9 @@
-#region agent log
+#region agent log helper
 # debug-mode probe helper: queues one event per call from the caller's script and line; never throws into the script.
 $script:AgentDebug = @{
     Queue = [System.Collections.Concurrent.ConcurrentQueue[string]]::new(); Sites = [System.Collections.Concurrent.ConcurrentDictionary[string, object]]::new()
     Path = $(if ($env:AGENT_DEBUG_MODE_APPEND_PATH) { $env:AGENT_DEBUG_MODE_APPEND_PATH } else { '__APPEND_PATH__' })
-    Cap = $(if ([int]::TryParse("$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION", [ref]$null) -and [int]$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION -gt 0) { [int]$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION } else { 10000 })
+    Cap = $(if ([int]::TryParse("$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION", [ref]$null) -and [int]$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION -gt 0) { [int]$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION } else { __MAX_PER_LOCATION__ })
     Process = "$PID-$([DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds())"
     # Writes what is queued (and at exit the held-back records) in one write, under a named mutex: .NET's FileMode.Append is not O_APPEND.
     Drain = { param($a, [bool]$atExit)

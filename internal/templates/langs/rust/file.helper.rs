@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 #[allow(dead_code, unused_imports, unused_macros)]
 pub(crate) mod agent_debug_mode {
     use std::io::Write;
@@ -32,7 +32,7 @@ pub(crate) mod agent_debug_mode {
             std::thread::spawn(|| loop { std::thread::sleep(std::time::Duration::from_millis(20)); drain(false) }); // the writer
             unsafe { atexit(at_exit) };
             let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-            Conf { cap: env("AGENT_DEBUG_MODE_MAX_PER_LOCATION").and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(10000),
+            Conf { cap: env("AGENT_DEBUG_MODE_MAX_PER_LOCATION").and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(__MAX_PER_LOCATION__),
                    path: env("AGENT_DEBUG_MODE_APPEND_PATH").unwrap_or_else(|| "__APPEND_PATH__".into()), process: format!("{}-{}", std::process::id(), now_ms()) }
         })
     }

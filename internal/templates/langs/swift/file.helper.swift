@@ -1,4 +1,4 @@
-// #region agent log
+// #region agent log helper
 import Foundation
 
 /// Queues one debug-mode event from the caller's #filePath:#line (or `location`). Never throws; `data` runs inside the guard, only
@@ -22,7 +22,7 @@ enum AgentDebug {
     static let lock = NSLock(), io = NSLock()
     nonisolated(unsafe) static var queue = "", sites = [String: (String, Int)]() // under lock: location → (hypothesis, events since the last flush)
     static let env = ProcessInfo.processInfo.environment, path = env["AGENT_DEBUG_MODE_APPEND_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "__APPEND_PATH__"
-    static let cap = Int(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? 10000
+    static let cap = Int(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? __MAX_PER_LOCATION__
     static let process = "\(getpid())-\(Int64(Date().timeIntervalSince1970 * 1000))"
     static let started: Bool = { Thread { while true { Thread.sleep(forTimeInterval: 0.02); drain(false) } }.start(); atexit { AgentDebug.drain(true) }; return true }()
     static func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
