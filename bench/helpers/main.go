@@ -1,7 +1,8 @@
 // Command helpers measures what a probe costs inside the instrumented
-// program: the rendered Go, Java, Python, Ruby and PHP (file) and TypeScript
-// (HTTP and file, compiled and run on Node) helpers, called n times against a
-// live session of the real binary. Where the helper lives outside the
+// program: the rendered Python, Ruby and PHP (file) and TypeScript (HTTP and
+// file, compiled and run on Node) helpers, and the compiled languages' (Go,
+// Java, Kotlin, C, C++, Rust, C#; see compiled.go, also for -hot), called n
+// times against a live session of the real binary. Where the helper lives outside the
 // project, the program gets its import region (template --section helper
 // prints it) instead of the helper.
 // For each workload it prints the time spent inside the helper call per
@@ -36,7 +37,9 @@ func main() {
 	n := flag.Int("n", 100000, "events per run")
 	repeat := flag.Int("repeat", 3, "runs per workload; the median is reported")
 	tsc := flag.String("tsc", "tools/node_modules/.bin/tsc", "TypeScript compiler (scripts/setup.sh installs it)")
-	only := flag.String("only", "go,node,python,ruby,php,java", "helpers to measure: any of go, node, python, ruby, php, java (comma-separated)")
+	only := flag.String("only", "node,python,ruby,php,go,java,kotlin,c,cpp,rust,csharp", "helpers to measure, comma-separated: node, python, ruby, php, go, java, kotlin, c, cpp, rust, csharp")
+	hot := flag.Bool("hot", false, "instead of the per-event cost, run the compiled languages' hot loop without and with a probe")
+	hotN := flag.Int("hotn", 10_000_000, "hot loop iterations per round (each run does two rounds)")
 	flag.Parse()
 	if *n <= 0 || *repeat <= 0 {
 		fail(errors.New("-n and -repeat must be positive"))
@@ -60,19 +63,14 @@ func main() {
 	}
 	defer os.RemoveAll(work)
 
-	var loads []workload
-	if strings.Contains(*only, "go") {
-		helper := strings.ReplaceAll(template(e, "go", "file", s.SessionID), "__PACKAGE_NAME__", "main")
-		dir := filepath.Join(work, "go")
-		must(os.MkdirAll(dir, 0o755))
-		must(os.WriteFile(filepath.Join(dir, "agent_debug_log.go"), []byte(helper), 0o644))
-		must(copyFile(filepath.Join(src, "go", "main.go"), filepath.Join(dir, "main.go")))
-		must(run(dir, "go", "build", "-o", "program", "main.go", "agent_debug_log.go"))
-		loads = append(loads,
-			workload{"Go, 1 goroutine", "go", "file", []string{"-g", "1"}},
-			workload{"Go, 4 goroutines", "go", "file", []string{"-g", "4"}})
+	selected := func(name string) bool { return slices.Contains(strings.Split(*only, ","), name) }
+	compiled := prepareCompiled(e, s.SessionID, src, work, selected)
+	if *hot {
+		compiledHot(e, s.SessionID, work, compiled, *hotN, *repeat)
+		return
 	}
-	if strings.Contains(*only, "node") {
+	var loads []workload
+	if selected("node") {
 		compiler, err := filepath.Abs(*tsc)
 		if err != nil {
 			fail(err)
@@ -93,7 +91,7 @@ func main() {
 		}
 	}
 
-	if strings.Contains(*only, "python") {
+	if selected("python") {
 		helper := template(e, "python", "file", s.SessionID)
 		body, err := os.ReadFile(filepath.Join(src, "python", "bench.py"))
 		if err != nil {
@@ -107,7 +105,7 @@ func main() {
 			workload{"Python, 4 threads", "python", "file", []string{"4"}})
 	}
 
-	if strings.Contains(*only, "ruby") {
+	if selected("ruby") {
 		helper := template(e, "ruby", "file", s.SessionID)
 		body, err := os.ReadFile(filepath.Join(src, "ruby", "bench.rb"))
 		if err != nil {
@@ -121,7 +119,7 @@ func main() {
 			workload{"Ruby, 4 threads", "ruby", "file", []string{"4"}})
 	}
 
-	if strings.Contains(*only, "php") {
+	if selected("php") {
 		helper := template(e, "php", "file", s.SessionID)
 		body, err := os.ReadFile(filepath.Join(src, "php", "bench.php"))
 		if err != nil {
@@ -135,21 +133,9 @@ func main() {
 		loads = append(loads, workload{"PHP, 1 process", "php", "file", []string{"1"}})
 	}
 
-	if strings.Contains(*only, "java") {
-		// The JIT is warmed up with 20,000 calls before timing; they are
-		// delivered too (the delivered column counts them).
-		helper := strings.ReplaceAll(template(e, "java", "file", s.SessionID), "__PACKAGE_NAME__", "bench")
-		dir := filepath.Join(work, "java")
-		must(os.MkdirAll(dir, 0o755))
-		must(os.WriteFile(filepath.Join(dir, "AgentDebugLog.java"), []byte(helper), 0o644))
-		must(copyFile(filepath.Join(src, "java", "Bench.java"), filepath.Join(dir, "Bench.java")))
-		must(run(dir, "javac", "-d", "classes", "AgentDebugLog.java", "Bench.java"))
-		loads = append(loads,
-			workload{"Java, 1 thread, after 20,000 warm-up calls", "java", "file", []string{"1"}},
-			workload{"Java, 4 threads, after 20,000 warm-up calls", "java", "file", []string{"4"}})
+	if len(loads) > 0 {
+		fmt.Printf("| helper (transport) | events | delivered | hot path µs/event | wall µs/event |\n| --- | --- | --- | --- | --- |\n")
 	}
-
-	fmt.Printf("| helper (transport) | events | delivered | hot path µs/event | wall µs/event |\n| --- | --- | --- | --- | --- |\n")
 	for _, w := range loads {
 		var hot, total []float64
 		delivered := int64(-1)
@@ -159,10 +145,6 @@ func main() {
 			}
 			var out string
 			switch w.lang {
-			case "go":
-				out, err = output(filepath.Join(work, "go"), "./program", append([]string{"-n", strconv.Itoa(*n), "-hypothesis", "bench"}, w.args...)...)
-			case "java":
-				out, err = output(filepath.Join(work, "java"), "java", "-cp", "classes", "bench.Bench", strconv.Itoa(*n), w.args[0], "20000", "bench")
 			case "python", "ruby", "php":
 				exe := map[string]string{"python": "python3", "ruby": "ruby", "php": "php"}[w.lang]
 				ext := map[string]string{"python": "py", "ruby": "rb", "php": "php"}[w.lang]
@@ -186,6 +168,7 @@ func main() {
 		}
 		fmt.Printf("| %s (%s) | %d | %d | %.2f | %.2f |\n", w.name, w.ingest, *n, delivered, median(hot), median(total))
 	}
+	compiledEvents(e, s.SessionID, work, compiled, *n, *repeat)
 }
 
 func template(e *harness.Env, lang, ingest, id string) string {
@@ -235,14 +218,6 @@ func output(dir, name string, args ...string) (string, error) {
 		return "", err
 	}
 	return string(out), nil
-}
-
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, b, 0o644)
 }
 
 func must(err error) {

@@ -93,6 +93,7 @@ func (e *Env) Create() (Session, error) {
 // Status is the part of status --json the benchmarks check.
 type Status struct {
 	Events                int64 `json:"events"`
+	HeldBackEvents        int64 `json:"heldBackEvents"`
 	RejectedRecords       int64 `json:"rejectedRecords"`
 	Warnings              int64 `json:"warnings"`
 	IncompleteRecordBytes int64 `json:"incompleteRecordBytes"`
