@@ -13,8 +13,7 @@
 // language) keeps Helper, pasted or saved as Placement.HelperFile
 // (own-file); a module's Import is then the line other files use to reach it.
 //
-// Every helper that names its own location (all but the compiled
-// languages, which follow the same rules as they are converted):
+// Every helper:
 //
 //   - fills location from the caller's file and line, sending an absolute
 //     path or what the runtime or compiler gives (a file:// or page URL,
@@ -45,8 +44,16 @@
 //     helper" (probes.HelperLabel), so probes --session never reports it as
 //     a region that never fired; probes --remove --yes deletes a file left
 //     with nothing but it.
-//   - stays within 80 lines (TestHelpersWithinBudget lists the converted
-//     combinations) and is proven live in e2e/templates_*_test.go.
+//   - stays within 80 lines (TestHelpersWithinBudget) and is proven live in
+//     e2e/templates_*_test.go (the compiled ones' cap and background writer
+//     also in e2e/helpers_compiled_test.go).
+//
+// A compiled helper keys each call site by what the language gives for
+// free (Go: the data closure's code pointer; Java and Kotlin: the lambda's
+// class; C#: the caller's file string and line; Rust and C: a static per
+// macro expansion; C++: a static per lambda type), so a call past the cap
+// is a lookup and an atomic add. Where a helper names its package (Go,
+// Java), __PACKAGE_NAME__ is filled in by FillPackage.
 package templates
 
 import (
