@@ -106,10 +106,16 @@ func TestExampleGo(t *testing.T) {
 
 	e := NewEnv(t)
 	s := e.Create()
-	helper := e.MustRun("template", "--language", "go", "--ingest", "file", "--section", "helper", "--session", s.SessionID)
-	os.WriteFile(filepath.Join(dir, "agent_debug_log.go"), []byte(strings.ReplaceAll(helper, "__PACKAGE_NAME__", "main")), 0o644)
+	// The helper takes the package of the folder it is written for; Go has no
+	// exit hook, so main flushes it (a region of the helper's own).
+	helper := e.MustRun("template", "--language", "go", "--ingest", "file", "--section", "helper", "--session", s.SessionID, "--dir", dir)
+	if !strings.Contains(helper, "\npackage main\n") {
+		t.Fatalf("the helper does not name the example's package:\n%.300s", helper)
+	}
+	os.WriteFile(filepath.Join(dir, "agent_debug_log.go"), []byte(helper), 0o644)
 	call := e.MustRun("template", "--language", "go", "--ingest", "file", "--section", "call")
 	mainGo := filepath.Join(dir, "main.go")
+	edit(t, mainGo, "func main() {\n", "func main() {\n\t// #region agent log helper\n\tdefer agentLogFlush()\n\t// #endregion\n")
 	// H1: the decoy, the wildcard matcher. H2: the grants a role has when it
 	// is resolved, and H3: the grants it has when it is checked.
 	probe(t, mainGo, "main.go", "\tr.cache[name] = all\n", call, "H2", "grants resolved",
