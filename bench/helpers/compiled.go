@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,7 +146,7 @@ func fillCall(call, data string) string {
 
 // compiledEvents measures the per-event cost of each program's probe.
 func compiledEvents(e *harness.Env, session, work string, benches []compiledBench, n, repeat int) {
-	fmt.Printf("\n| helper (file) | threads | events | delivered | hot path µs/event |\n| --- | --- | --- | --- | --- |\n")
+	fmt.Printf("\n| helper (file) | threads | events | delivered | hot path µs/event: median (best) |\n| --- | --- | --- | --- | --- |\n")
 	for _, b := range benches {
 		for _, threads := range []int{1, 4} {
 			var per []float64
@@ -168,7 +169,7 @@ func compiledEvents(e *harness.Env, session, work string, benches []compiledBenc
 					delivered = st.Events // the worst run
 				}
 			}
-			fmt.Printf("| %s | %d | %d (+%d warm-up) | %d | %.2f |\n", b.name, threads, n, b.warm, delivered, median(per))
+			fmt.Printf("| %s | %d | %d (+%d warm-up) | %d | %.2f (%.2f) |\n", b.name, threads, n, b.warm, delivered, median(per), slices.Min(per))
 		}
 	}
 }
@@ -178,7 +179,7 @@ func compiledEvents(e *harness.Env, session, work string, benches []compiledBenc
 // rounds: the first reaches the cap, and warms up a JIT) and in the last
 // round alone (the steady state of a long-running loop).
 func compiledHot(e *harness.Env, session, work string, benches []compiledBench, n, repeat int) {
-	fmt.Printf("\n| language | threads | iterations | ns/iteration without probe: whole run / last round | with probe | throughput with/without: whole / last | events sent, held back |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Printf("\n| language | threads | iterations | ns/iteration without probe: whole run / last round, median (best) | with probe | throughput with/without: whole / last, medians (bests) | events sent, held back |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, b := range benches {
 		last := map[int]float64{}
 		for _, threads := range []int{1, 4} {
@@ -209,9 +210,11 @@ func compiledHot(e *harness.Env, session, work string, benches []compiledBench, 
 					sent, held = st.Events, st.HeldBackEvents
 				}
 			}
+			bw, bp, blw, blp := slices.Min(wholeOff), slices.Min(wholeOn), slices.Min(lastOff), slices.Min(lastOn) // before median sorts them
 			w, p, lw, lp := median(wholeOff), median(wholeOn), median(lastOff), median(lastOn)
 			last[threads] = lw / lp
-			fmt.Printf("| %s | %d | 3 × %d | %.1f / %.1f | %.1f / %.1f | %.2f / %.2f | %d, %d |\n", b.name, threads, n, w, lw, p, lp, w/p, lw/lp, sent, held)
+			fmt.Printf("| %s | %d | 3 × %d | %.1f / %.1f (%.1f / %.1f) | %.1f / %.1f (%.1f / %.1f) | %.2f / %.2f (%.2f / %.2f) | %d, %d |\n",
+				b.name, threads, n, w, lw, bw, blw, p, lp, bp, blp, w/p, lw/lp, bw/bp, blw/blp, sent, held)
 		}
 		fmt.Fprintf(os.Stderr, "helpers: %s: steady hot loop at %.2f of its speed without the probe (target ≥ 0.50: %s); 4 threads on one lock %.2f\n",
 			b.name, last[1], harness.Verdict(last[1] >= 0.5), last[4])
