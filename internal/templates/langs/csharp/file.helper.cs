@@ -16,7 +16,7 @@ public static class AgentDebugLog {
     public static void Log(string hypothesisId, string message, System.Func<object> data, string location = null,
         [System.Runtime.CompilerServices.CallerFilePath] string file = "", [System.Runtime.CompilerServices.CallerLineNumber] int line = 0) {
         try {
-            int slot = (System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(file) ^ line * 31) & 1023;
+            int slot = (line * 31 + file.Length) & 1023; // the slot of a call site (its file string is compared by reference)
             Site site = location == null ? Table[slot] : null;
             if (site == null || !ReferenceEquals(site.File, file) || site.Line != line) lock (Sites) { // an absolute path: the service makes it relative
                 string key = location ?? file + ":" + line;
