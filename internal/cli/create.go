@@ -8,16 +8,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/projectroot"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
+	"github.com/agentic-debug-mode/debug-mode/internal/templates"
 )
 
 type createOptions struct {
 	*env
 	maxPerLocation int64
 	root           string
+	language       string
+	ingest         string
 }
 
 func newCreateCmd(e *env) *cobra.Command {
@@ -42,8 +46,14 @@ in one process before it stops and sends one held-back count instead
 The session records a project root: the top of the git work tree holding the
 current folder (else the current folder), or --root. Event locations under it
 are stored relative to it, as probes, capture and follow name files, so an
-absolute path a helper sends joins its region exactly from any subfolder.`,
-		Example: "  debug-mode create\n  debug-mode create --root ../service",
+absolute path a helper sends joins its region exactly from any subfolder.
+
+--language and --ingest also print the probe template for that language,
+this session's values filled in, as template --language <lang> --ingest
+<http|file> --session <id> would: one command to start instrumenting. A Go
+or Java helper takes the package of the current folder when it has one;
+write it into another package with template --section helper --dir.`,
+		Example: "  debug-mode create\n  debug-mode create --language python --ingest file\n  debug-mode create --root ../service",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRemovedFlags(cmd); err != nil {
@@ -54,6 +64,8 @@ absolute path a helper sends joins its region exactly from any subfolder.`,
 	}
 	cmd.Flags().StringVar(&o.root, "root", "", "the project root event locations are made relative to (default: the git top-level of the current folder, else the current folder)")
 	addRemovedFlags(cmd)
+	cmd.Flags().StringVar(&o.language, "language", "", "also print the probe template for this language: "+languageList())
+	cmd.Flags().StringVar(&o.ingest, "ingest", "", "the template's transport (with --language): file (every language) or http (browser code)")
 	cmd.Flags().Int64Var(&o.maxPerLocation, "max-per-location", sessionenv.DefaultMaxPerLocation, "events a helper sends per location per process before it holds the rest back")
 	return cmd
 }
@@ -63,12 +75,33 @@ func (o *createOptions) run() error {
 	if err != nil {
 		return err
 	}
+	if o.maxPerLocation < 1 || o.maxPerLocation > sessionenv.MaxMaxPerLocation {
+		return usagef("--max-per-location must be between 1 and %d", sessionenv.MaxMaxPerLocation)
+	}
+	// The template is checked before the session exists, so a bad
+	// language leaves no session behind.
+	var t *templates.Template
+	switch {
+	case o.language != "" && o.ingest == "":
+		return usagef("--language needs --ingest: file (every language) or http (browser code)")
+	case o.language == "" && o.ingest != "":
+		return usagef("--ingest needs --language: one of %s", languageList())
+	case o.language != "":
+		if t, err = lookupTemplate(o.language, o.ingest); err != nil {
+			return err
+		}
+		// Go and Java: the package of the current folder, as template
+		// reads it; where it cannot tell, the placeholder stays listed for
+		// template --dir or --package to fill when the helper is written.
+		if t.NeedsPackage() {
+			if name, err := t.DetectPackage("."); err == nil {
+				t.FillPackage(name)
+			}
+		}
+	}
 	c, err := o.connect()
 	if err != nil {
 		return err
-	}
-	if o.maxPerLocation < 1 || o.maxPerLocation > sessionenv.MaxMaxPerLocation {
-		return usagef("--max-per-location must be between 1 and %d", sessionenv.MaxMaxPerLocation)
 	}
 	in := service.CreateRequest{ProjectRoot: root}
 	if o.maxPerLocation != sessionenv.DefaultMaxPerLocation {
@@ -79,21 +112,36 @@ func (o *createOptions) run() error {
 		return err
 	}
 	writeHelpers() // ready before the first probe is pasted; template writes them again and reports a failure
-	return o.printer().Result("create", createResult(info), func(w io.Writer) { output.Create(w, info) })
+	res := createResult{info.SessionID, info.CreatedAt, info.IngestURL, info.AppendPath, info.OTLPEndpoint, info.MaxPerLocation, info.ProjectRoot, nil}
+	if t != nil {
+		t.Fill(info.IngestURL, info.AppendPath)
+		limit := int64(sessionenv.DefaultMaxPerLocation)
+		if info.MaxPerLocation > 0 {
+			limit = info.MaxPerLocation
+		}
+		t.SetCap(limit)
+		res.Template = &templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema, SessionID: info.SessionID}
+	}
+	return o.printer().Result("create", res, func(w io.Writer) {
+		output.Create(w, info)
+		if t != nil {
+			io.WriteString(w, "\n")
+			output.Template(w, t, evidence.ProbeSchema, evidence.StoredSchema, true)
+		}
+	})
 }
 
 // createResult is the JSON shape of create: the endpoints, the time, the
-// cap and the project root.
-func createResult(in service.SessionInfo) any {
-	return struct {
-		SessionID      string `json:"sessionId"`
-		CreatedAt      int64  `json:"createdAt"`
-		IngestURL      string `json:"ingestUrl"`
-		AppendPath     string `json:"appendPath"`
-		OTLPEndpoint   string `json:"otlpEndpoint"`
-		MaxPerLocation int64  `json:"maxPerLocation"`
-		ProjectRoot    string `json:"projectRoot"`
-	}{in.SessionID, in.CreatedAt, in.IngestURL, in.AppendPath, in.OTLPEndpoint, in.MaxPerLocation, in.ProjectRoot}
+// cap, the project root and, with --language, the template filled in.
+type createResult struct {
+	SessionID      string          `json:"sessionId"`
+	CreatedAt      int64           `json:"createdAt"`
+	IngestURL      string          `json:"ingestUrl"`
+	AppendPath     string          `json:"appendPath"`
+	OTLPEndpoint   string          `json:"otlpEndpoint"`
+	MaxPerLocation int64           `json:"maxPerLocation"`
+	ProjectRoot    string          `json:"projectRoot"`
+	Template       *templateResult `json:"template,omitempty"`
 }
 
 // projectRoot is --root made absolute, or the git top-level of the working

@@ -62,7 +62,7 @@ Supported: ` + templates.SupportedText() + `.`,
 		RunE: func(*cobra.Command, []string) error { return o.run() },
 	}
 	cmd.Flags().StringVar(&o.language, "language", "", "language: "+languageList())
-	cmd.Flags().StringVar(&o.ingest, "ingest", "", "transport: http (JavaScript, TypeScript) or file (every other language)")
+	cmd.Flags().StringVar(&o.ingest, "ingest", "", "transport: file (every language, Node included) or http (browser code, or a program that cannot reach this machine's files)")
 	cmd.Flags().StringVar(&o.section, "section", "all", "all, helper, import or call: print only that source")
 	cmd.Flags().StringVar(&o.session, "session", "", "fill in this session's Ingest URL or Append Path")
 	cmd.Flags().StringVar(&o.pkg, "package", "", "Go and Java: the helper's package (Java: empty for the default package)")
@@ -95,28 +95,18 @@ func (o *templateOptions) run() error {
 	if o.language == "" || o.ingest == "" {
 		return usagef("--language and --ingest are required; supported combinations: %s", templates.SupportedText())
 	}
-	if o.ingest != "http" && o.ingest != "file" {
-		return usagef("--ingest must be http or file, got %q", o.ingest)
-	}
 	if o.section != "all" && o.section != "helper" && o.section != "import" && o.section != "call" {
 		return usagef("--section must be all, helper, import or call, got %q", o.section)
 	}
-	t, err := templates.Lookup(o.language, o.ingest)
+	t, err := lookupTemplate(o.language, o.ingest)
 	if err != nil {
-		return usagef("%s", err.Error())
+		return err
 	}
 	if err := o.fillPackage(t); err != nil {
 		return err
 	}
 	if o.section == "import" && t.Import == "" {
 		return usagef("%s + %s has no import: paste the helper itself (--section helper)", t.DisplayName, t.Ingest)
-	}
-	if t.Placement.Helper == templates.OutsideProject {
-		state, err := writeHelpers()
-		if err != nil {
-			return err
-		}
-		t.Place(state)
 	}
 	res := templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema}
 	limit := int64(sessionenv.DefaultMaxPerLocation) // the cap a helper binds: the session's, when named
@@ -187,4 +177,24 @@ func (o *templateOptions) fillPackage(t *templates.Template) error {
 	}
 	t.FillPackage(name)
 	return nil
+}
+
+// lookupTemplate is the template for a language and transport, its helper
+// path filled in where debug-mode keeps the helper outside the project.
+func lookupTemplate(language, ingest string) (*templates.Template, error) {
+	if ingest != "http" && ingest != "file" {
+		return nil, usagef("--ingest must be http or file, got %q", ingest)
+	}
+	t, err := templates.Lookup(language, ingest)
+	if err != nil {
+		return nil, usagef("%s", err.Error())
+	}
+	if t.Placement.Helper == templates.OutsideProject {
+		state, err := writeHelpers()
+		if err != nil {
+			return nil, err
+		}
+		t.Place(state)
+	}
+	return t, nil
 }

@@ -76,7 +76,7 @@ func init() { Tools = tools() } // not a plain initializer: a handler reads Tool
 
 func tools() []Tool {
 	return []Tool{
-		tool[CreateInput]("create", "Create a session", "create", Additive, "Returns the session id every other tool takes, the Ingest URL and the Append Path."),
+		tool[CreateInput]("create", "Create a session", "create", Additive, "Returns the session id every other tool takes, the Ingest URL and the Append Path; with language and ingest also the probe template for that language, filled in for the session."),
 		tool[TemplateInput]("template", "Probe template for a language", "template", ReadOnly, ""),
 		tool[ResetInput]("reset", "Reset a session's evidence", "reset", Destructive, ""),
 		tool[LogsInput]("logs", "Read events", "logs", ReadOnly, ""),
@@ -108,6 +108,8 @@ const removeNote = `Remove every well-formed "agent log" region under paths (def
 // becomes; `cli:"arg"` marks the command's positional arguments.
 
 type CreateInput struct {
+	Language       string `json:"language,omitempty" jsonschema:"also return the probe template for this language, this session's values filled in (as the template tool with session)"`
+	Ingest         string `json:"ingest,omitempty" jsonschema:"the template's transport, with language: file (every language) or http (browser code)"`
 	Root           string `json:"root,omitempty" jsonschema:"the project root event locations are stored relative to (default: the git top-level of the server's folder, else that folder)"`
 	MaxPerLocation int64  `json:"max-per-location,omitempty" jsonschema:"events a helper sends per location per process before it holds the rest back"`
 }
@@ -158,7 +160,7 @@ type SessionInput struct {
 
 type TemplateInput struct {
 	Language string  `json:"language" jsonschema:"the program's language, e.g. python, go, typescript (the tool's description lists them all)"`
-	Ingest   string  `json:"ingest" jsonschema:"transport: http for JavaScript and TypeScript, file for every other language"`
+	Ingest   string  `json:"ingest" jsonschema:"transport: file (every language, Node included) or http (browser code, or a program that cannot reach this machine's files)"`
 	Section  string  `json:"section,omitempty" jsonschema:"all, helper, import or call: return only that source, ready to write into a file (helper is the import where the helper lives outside the project)"`
 	Session  string  `json:"session,omitempty" jsonschema:"fill in this session's Ingest URL or Append Path"`
 	Package  *string `json:"package,omitempty" jsonschema:"Go and Java: the helper's package (Java: empty for the default package); default: the package of dir"`

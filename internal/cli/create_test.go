@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runMain runs one command as the CLI would; it returns stdout, stderr and
+// the exit code.
+func runMain(args ...string) (string, string, int) {
+	var out, errOut bytes.Buffer
+	code := Main(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// create --language prints the session, then exactly what template prints
+// for that session: one command instead of two, the same text.
+func TestCreateLanguage(t *testing.T) {
+	for _, c := range []struct{ language, ingest string }{
+		{"python", "file"}, // a helper kept outside the project
+		{"go", "file"},     // a helper pasted into a file of its own
+		{"typescript", "http"},
+	} {
+		out, errOut, code := runMain("create", "--language", c.language, "--ingest", c.ingest, "--max-per-location", "77")
+		if code != 0 {
+			t.Fatalf("create --language %s: exit %d: %s", c.language, code, errOut)
+		}
+		id := regexp.MustCompile(`(?m)^Session ID +(\S+)$`).FindStringSubmatch(out)
+		if id == nil {
+			t.Fatalf("no session id in:\n%s", out)
+		}
+		head, tail, ok := strings.Cut(out, "\n\n")
+		if !ok || !strings.HasPrefix(head, "SESSION CREATED\n") {
+			t.Fatalf("create --language %s: the session block, a blank line, then the template; got:\n%s", c.language, out)
+		}
+		tmpl, errOut, code := runMain("template", "--language", c.language, "--ingest", c.ingest, "--session", id[1])
+		if code != 0 {
+			t.Fatalf("template: exit %d: %s", code, errOut)
+		}
+		if tail != tmpl {
+			t.Errorf("create --language %s does not print what template --session prints:\n%s\nwant:\n%s", c.language, tail, tmpl)
+		}
+		// The session's values are in, its cap included.
+		if strings.Contains(tail, "__APPEND_PATH__") || strings.Contains(tail, "__INGEST_URL__") || strings.Contains(tail, "__MAX_PER_LOCATION__") {
+			t.Errorf("create --language %s left a session placeholder:\n%s", c.language, tail)
+		}
+		if c.ingest == "file" && !strings.Contains(tail, id[1]+"/incoming.ndjson") || c.ingest == "http" && !strings.Contains(tail, "/ingest/"+id[1]) {
+			t.Errorf("create --language %s: the template does not name this session's endpoint:\n%s", c.language, tail)
+		}
+		if c.language != "go" && !regexp.MustCompile(`\b77\b`).MatchString(tail) { // Go's helper reads the cap from the environment only
+			t.Errorf("create --language %s: the session's cap of 77 is not in the helper:\n%s", c.language, tail)
+		}
+	}
+
+	// Without --language, create prints the session alone, as before.
+	out, _, code := runMain("create")
+	if code != 0 || strings.Contains(out, "\n\n") || strings.Contains(out, "CALL TEMPLATE") {
+		t.Errorf("create without --language: exit %d\n%s", code, out)
+	}
+
+	// --json: the template under result.template, for this session.
+	out, errOut, code := runMain("create", "--language", "python", "--ingest", "file", "--json")
+	var env struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+			Template  struct {
+				Language  string `json:"language"`
+				Import    string `json:"import"`
+				Call      string `json:"call"`
+				SessionID string `json:"sessionId"`
+			} `json:"template"`
+		} `json:"result"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &env) != nil {
+		t.Fatalf("create --json: exit %d %s %s", code, out, errOut)
+	}
+	r := env.Result
+	if r.Template.Language != "python" || r.Template.SessionID != r.SessionID || !strings.Contains(r.Template.Import, r.SessionID) || r.Template.Call == "" {
+		t.Errorf("create --json template: %+v", r)
+	}
+}
+
+// A bad --language or --ingest is a usage error, and no session is created.
+func TestCreateLanguageRefused(t *testing.T) {
+	runMain("create") // so the count below is read from a real list
+	before, _, _ := runMain("sessions", "--all", "--json")
+	if count(before) == 0 {
+		t.Fatalf("sessions --all --json lists no session after a create:\n%s", before)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--language", "python"}, "--language needs --ingest"},
+		{[]string{"--ingest", "file"}, "--ingest needs --language"},
+		{[]string{"--language", "cobol", "--ingest", "file"}, `no template for language "cobol"`},
+		{[]string{"--language", "python", "--ingest", "tcp"}, "--ingest must be http or file"},
+		{[]string{"--language", "python", "--ingest", "http"}, "supported combinations"},
+	} {
+		out, errOut, code := runMain(append([]string{"create"}, c.args...)...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("create %v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errOut, ExitUsage, c.want)
+		}
+	}
+	after, _, _ := runMain("sessions", "--all", "--json")
+	if count(before) != count(after) {
+		t.Errorf("a refused create made a session: %d sessions before, %d after", count(before), count(after))
+	}
+}
+
+// count is how many sessions a sessions --json envelope lists.
+func count(envelope string) int {
+	var env struct {
+		Result struct {
+			Sessions []json.RawMessage `json:"sessions"`
+		} `json:"result"`
+	}
+	json.Unmarshal([]byte(envelope), &env)
+	return len(env.Result.Sessions)
+}
