@@ -23,7 +23,7 @@ var demoRun struct {
 // and module caches are kept so the run needs no network.
 func runDemo(t *testing.T) (string, string) {
 	t.Helper()
-	for _, n := range []string{"go", "python3", "bash"} {
+	for _, n := range []string{"go", "python3", "git", "bash"} {
 		requireRuntimes(t, []string{n})
 	}
 	demoRun.once.Do(func() {
@@ -59,54 +59,57 @@ func runDemo(t *testing.T) (string, string) {
 	return demoRun.stdout, demoRun.stderr
 }
 
-// TestDemo checks the main job's key lines, in order: the bug reproduced,
-// probes in, the cause isolated by one query, the failing cycle captured and
-// the decisive event followed to its source, the fix verified by diffing the
-// same probes' second run against the capture, every probe removed and proved
-// gone, the session deleted.
+// TestDemo checks the main job's key lines, in order: a session created with
+// its Python template, the import and probes pasted from it, the bug
+// reproduced with every event counted and the failing cycle captured, the
+// cause isolated by one query (every hypothesis classified by SEQ), the fix
+// verified by reproducing with the same probes and diffing against the
+// capture, every probe removed with the fix alone left and the proof, the
+// session deleted; and it did all that with six debug-mode commands and no
+// other command printed.
 func TestDemo(t *testing.T) {
 	stdout, stderr := runDemo(t)
 	if stderr != "" {
 		t.Errorf("the demo wrote to stderr:\n%s", stderr)
 	}
 	want := []string{
-		"== 1. Build debug-mode",
-		"$ python3 report.py\n2026-11 revenue: 1,200.20 USD\n",
-		"$ debug-mode create\nSESSION CREATED\n",
-		"--section import --session ",
-		"# region agent log helper\ntry: import importlib.util",
-		"PROBES 4 regions in 1 file",
-		"report.py:12-15  helper ",
-		"Events        52 events (H1 17, H2 17, H3 18)\n",
-		"\nSEQ  TIME          HYP  LOCATION      MESSAGE                    DATA\n",
-		`{"amount":"59.00","currency":"EUR","seq":33,"usd":"63.72"}`,
-		`{"amount":"129.00","id":"T-1002","net":"64.50","refund":"64.50","seq":5}`,
-		`{"created":"1970-01-21T18:48:09.840000+00:00","id":"A-1012","month":"1970-01","seq":34}` + "\n",
+		"== Set-up: build debug-mode",
+		"$ debug-mode create --language python --ingest file\nSESSION CREATED\n",
+		"IMPORT (paste once in each file with probes, in its own region)\n# region agent log helper\ntry: import importlib.util",
+		"CALL TEMPLATE\n# region agent log\nagent_log(\"__HYPOTHESIS_ID__\", \"__MESSAGE__\", lambda: __DATA_EXPRESSION__)\n# endregion\n",
+		// The editor's changes: the import region, then the three probes.
+		"+ # region agent log helper\n+ try: import importlib.util",
+		"+     agent_log(\"H1\", \"amount converted to USD\", lambda: {",
+		"+         agent_log(\"H3\", \"order assigned to a month\", lambda: {",
+		"$ debug-mode reproduce --session ",
+		" --capture before-fix -- python3 report.py\nREPRODUCED python3 report.py\n",
+		"Exit     exit status 0 after ",
+		"the counts below are final\nEvents   52 events (H1 17, H2 17, H3 18)\nRegions  4 of 4 regions under . fired\nCapture  c-",
+		"\"before-fix\" (new) · 52 events\n",
+		"STDOUT 1 line\n  2026-11 revenue: 1,200.20 USD\n",
+		"$ debug-mode query --session ",
+		`[5,"H2",{"amount":"129.00","id":"T-1002","net":"64.50","refund":"64.50"}]` + "\n",
+		`[33,"H1",{"amount":"59.00","currency":"EUR","usd":"63.72"}]` + "\n" +
+			`[34,"H3",{"created":"1970-01-21T18:48:09.840000+00:00","id":"A-1012","month":"1970-01"}]` + "\n",
+		"12 values from 52 events read",
+		"complete.\n",
+		"H1 rejected (SEQ 12, 18, 21, 24, 30, 33, 40, 49): 1.08 USD per EUR and 1.27 per GBP",
+		"H2 rejected (SEQ 5, 8, 26): each refund subtracted once, from its own order.",
 		"H3 confirmed (SEQ 34): order A-1012 falls in January 1970.",
-		"A-1012,1795689840,74.20,,EUR\n",
-		"--label before-fix --source-root ",
-		"\nLabel          before-fix\n",
-		"Events         52 events (every stored event of the cycle)",
-		"Source         3 of 3 locations looked at (±8 lines): 3 complete; no bound reached\n",
-		" --seq 34 --rel source\nFOLLOW SEQ 34 source · complete · capture c-",
-		"report.py lines 58–74 of 76 (event at line 66)\n",
-		`>66          agent_log("H3", "order assigned to a month"`,
-		"+        if stamp < 10**11:",
-		"$ debug-mode reset --session ",
-		"Cycle        2 (sequence restarts at 1",
-		"2026-11 revenue: 1,280.34 USD\n",
-		"Events        54 events (H1 18, H2 18, H3 18)\n",
-		"$ debug-mode diff --session ",
+		"== 6. Fix only what the evidence proves",
+		"-         return datetime.fromtimestamp(int(value) / 1000, tz=timezone.utc)\n+         stamp = int(value)\n+         if stamp < 10**11:",
+		" --diff c-",
+		" -- python3 report.py\nREPRODUCED python3 report.py\n",
+		"Events   54 events (H1 18, H2 18, H3 18)\n",
+		"STDOUT 1 line\n  2026-11 revenue: 1,280.34 USD\n",
 		"Whole comparison: every event of both sides was compared.\n",
 		// Aligned by data: the one real change, the two events the fix
-		// added, and nothing else.
-		// The fix added three lines above every probe, and each helper
-		// names its own line: every group moved, and is still paired.
+		// added, and nothing else. The fix added three lines above every
+		// probe, and each helper names its own line: every group moved, and
+		// is still paired.
 		"Groups (hypothesis, location, message): 3: 1 with changed data (1 value), 2 with another event count, 3 moved to another line.\n" +
 			"Events, aligned by data within each group: 51 the same, 1 changed, 0 only before, 2 only after.\n",
-		// The first divergence is within one group, the same event. The fix
-		// added three lines above every probe, and each helper names its
-		// own line: every group moved, and is still paired.
+		// The first divergence is within one group, the same event.
 		"First divergence at event 34 in logs order: H3 report.py:66 order assigned to a month, the same event with different data:\n" +
 			`  before  SEQ 34  {"id":"A-1012","created":"1970-01-21T18:48:09.840000+00:00","month":"1970-01"}` + "\n" +
 			`  after   SEQ 34  {"id":"A-1012","created":"2026-11-26T10:44:00+00:00","month":"2026-11"}` + "\n",
@@ -123,16 +126,17 @@ func TestDemo(t *testing.T) {
 			`  H2 report.py:53 refund subtracted: only after  SEQ 35 {"id":"A-1012","amount":"74.20","refund":"0","net":"74.20"}` + "\n",
 		"H3: 18 events on both sides and one changed value: SEQ 34, order A-1012, 1970-01 before, 2026-11 now.\n",
 		"H1's new event, SEQ 36, is 74.20 EUR = 80.14 USD: exactly the missing amount. Nothing else changed.\n",
-		`[{"month":"2026-11","orders":18}]` + "\n",
-		"REMOVE (dry run: nothing written) 4 regions",
-		"REMOVED 4 regions, 13 lines from 1 file",
+		"$ debug-mode probes --remove --yes\nREMOVED 4 regions, 13 lines from 1 file",
+		"report.py:12-15  (4 lines)  (helper) try: import importlib.util",
+		// What is left outside the regions is the fix alone: one hunk in
+		// parse_created, its 5 lines.
+		"Outside the regions, 1 of 1 rewritten file still differs from git HEAD",
+		"\n  report.py:22  +        stamp = int(value)  (5 lines in this hunk)\n",
 		// One command, and the proof --check gives ends it.
 		"\nCHECK passed: no agent log region or broken marker remains.\n",
-		"$ debug-mode probes --check\nPROBES none",
-		"CHECK passed: no agent log region or broken marker remains.\n",
-		"What remains in the code is the fix alone:",
+		"$ debug-mode clean --session ",
 		"SESSION CLEANED\n",
-		"STOPPED\n",
+		"Done: six debug-mode commands, no other shell command.",
 	}
 	at := 0
 	for _, w := range want {
@@ -142,16 +146,24 @@ func TestDemo(t *testing.T) {
 		}
 		at += i + len(w)
 	}
-	// What is left in the code is the fix alone: no probe, no helper import.
-	final := stdout[strings.LastIndex(stdout, "What remains in the code is the fix alone:"):]
-	final = final[:strings.Index(final, "== 12.")]
-	for _, bad := range []string{"agent_log", "region agent log", "agent_debug_log"} {
-		if strings.Contains(final, bad) {
-			t.Errorf("the final diff still mentions %q:\n%s", bad, final)
+	// Counted, not claimed: every command the demo prints is debug-mode's,
+	// six of them, and the removal left exactly one hunk outside the regions.
+	var commands []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "$ ") {
+			commands = append(commands, line)
 		}
 	}
-	if strings.Count(final, "\n+") != 5 || strings.Count(final, "\n-") != 2 { // +++ and --- headers count once each
-		t.Errorf("the final diff should be the 4-line fix replacing 1 line:\n%s", final)
+	if len(commands) != 6 {
+		t.Errorf("the demo prints %d commands, want the six of the loop:\n%s", len(commands), strings.Join(commands, "\n"))
+	}
+	for _, c := range commands {
+		if !strings.HasPrefix(c, "$ debug-mode ") {
+			t.Errorf("the demo runs a command that is not debug-mode's: %s", c)
+		}
+	}
+	if n := strings.Count(stdout, "lines in this hunk)"); n != 1 {
+		t.Errorf("probes --remove --yes lists %d hunks outside the regions, want the fix alone", n)
 	}
 	// It left nothing behind in the newcomer's home.
 	if _, err := os.Stat(filepath.Join(demoRun.home, ".agent-debug-mode")); err == nil {

@@ -3,13 +3,19 @@
 # that comes out 80.14 USD short. Watch it to learn the tool: every command is
 # printed before it runs, and every step says why it is taken.
 #
-# Needs go and python3, nothing else. Works on a copy of the example in a
-# temporary folder with a private debug-mode home, so it leaves nothing behind.
+# The loop is the shortest honest one an agent can run: six debug-mode
+# commands and no other shell command. What the agent does with its editor
+# (paste the import and the probes, write the fix) this script does itself,
+# and prints what it changed. Building debug-mode and copying the example
+# into a git work tree of its own are the set-up, not part of the loop.
+#
+# Needs go, python3 and git, nothing else. Works on a copy of the example in
+# a temporary folder with a private debug-mode home, so it leaves nothing
+# behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
 
-for need in go python3; do
+for need in go python3 git; do
   if ! command -v "$need" >/dev/null 2>&1; then
     echo "demo: $need is not installed; install it (or run ./scripts/setup.sh as root) and run ./scripts/demo.sh again" >&2
     exit 1
@@ -36,52 +42,74 @@ work=$(mktemp -d)
 export AGENT_DEBUG_MODE_HOME="$work/home"
 mkdir -p "$work/bin"
 export PATH="$work/bin:$PATH"
+# The private home goes with the demo; its background work is ended first
+# (an agent's own session would simply idle out).
 trap 'debug-mode stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-step "1. Build debug-mode"
+step "Set-up: build debug-mode, copy the example into a project of its own"
 say "(The first build on a fresh machine downloads Go modules: allow a minute or two.)"
-show go build -o "$work/bin/debug-mode" ./cmd/debug-mode
+go build -o "$work/bin/debug-mode" ./cmd/debug-mode
 cp -R examples/python "$work/project"
 cd "$work/project"
-say "The example is copied to a temporary folder; every command below runs there."
+git init -q && git add . && git -c user.name=demo -c user.email=demo@example.com commit -qm "the report, as the user has it"
+say "Built (go build -o … ./cmd/debug-mode) and copied into a temporary git work tree, as a project"
+say "would be; every command below runs there."
 
-step "2. The bug report, and what reading alone can settle"
+step "1. The bug report, and what reading alone can settle"
 say "User: \"The November 2026 revenue report says 1,200.20 USD. Finance's ledger says 1,280.34.\""
-say "First reproduce it yourself, without any probe:"
-show python3 report.py
 say "Reading report.py gives three falsifiable hypotheses for the 80.14 USD gap:"
 say "  H1  a EUR or GBP amount is converted with the wrong rate or in the wrong direction"
 say "  H2  a refund is subtracted twice, or from the wrong order"
 say "  H3  a November order is counted in another month (its order time is parsed wrong)"
 say "Which order is wrong is a runtime value, so the cheapest evidence that settles all three"
-say "is one probe per hypothesis and one reproduction."
+say "is one probe per hypothesis and one reproduction, which also shows the bug happen."
 
-step "3. Create a session: one debugging investigation"
-show debug-mode create | tee "$work/create.txt"
+step "2. Create a session, with the probe template for Python filled in for it"
+show debug-mode create --language python --ingest file | tee "$work/create.txt"
 id=$(sed -n 's/^Session ID *//p' "$work/create.txt")
 
-# edit FILE OLD NEW: replace the one occurrence of OLD (several lines allowed).
+# section NAME: the lines of the block headed NAME in create's output, up to
+# the blank line that ends it (what the agent copies from what it read).
+section() {
+  local line in=0 out=''
+  while IFS= read -r line; do
+    if ((in)); then
+      [[ -z $line ]] && break
+      out+=$line$'\n'
+    elif [[ $line == "$1"* ]]; then
+      in=1
+    fi
+  done <"$work/create.txt"
+  printf '%s' "${out%$'\n'}"
+}
+imp=$(section 'IMPORT (')
+call=$(section 'CALL TEMPLATE')
+
+# edit FILE OLD NEW: the agent's editor. Replaces the one occurrence of OLD
+# (several lines allowed) and prints the lines it removed (-) and added (+),
+# each cut at 100 characters.
 edit() {
-  local file=$1 old=$2 new=$3 text
+  local file=$1 old=$2 new=$3 text a b i=0 j k l
   text=$(<"$file")
   [[ $text == *"$old"* ]] || { echo "demo: cannot find the text to replace in $file" >&2; exit 1; }
   printf '%s\n' "${text/"$old"/"$new"}" >"$file"
+  mapfile -t a <<<"$old"
+  mapfile -t b <<<"$new"
+  j=${#a[@]} k=${#b[@]}
+  while ((i < j && i < k)) && [[ ${a[i]} == "${b[i]}" ]]; do ((i++)) || true; done
+  while ((j > i && k > i)) && [[ ${a[j-1]} == "${b[k-1]}" ]]; do ((j--, k--)) || true; done
+  for ((l = i; l < j; l++)); do printf -- '- %s\n' "${a[l]:0:100}"; done
+  for ((l = i; l < k; l++)); do printf -- '+ %s\n' "${b[l]:0:100}"; done
 }
 
-step "4. Paste the helper's import into report.py, with this session's Append Path filled in"
+step "3. Paste the import once and one probe per hypothesis (the editor, no command)"
 say "No helper file goes into the project: debug-mode keeps the helper in its own folder, and each"
-say "file with probes imports it with one line, in its own agent log region:"
-show debug-mode template --language python --ingest file --section import --session "$id"
-imp=$(debug-mode template --language python --ingest file --section import --session "$id")
+say "file with probes imports it with one region, pasted as printed under IMPORT:"
 edit report.py $'from decimal import ROUND_HALF_UP, Decimal\n' $'from decimal import ROUND_HALF_UP, Decimal\n'"$imp"$'\n'
-
-step "5. Paste one probe per hypothesis from the call template"
-show debug-mode template --language python --ingest file --section call
-call=$(debug-mode template --language python --ingest file --section call)
-
-# probe BEFORE HYP MESSAGE DATA: paste the call template into report.py above
-# the first line that reads BEFORE, indented like it, placeholders filled in.
-# The helper records the call's own file and line, so the evidence points at it.
+say "Each probe is the CALL TEMPLATE with its placeholders filled in, in its own region. The helper"
+say "records the call's own file and line, so no location is written by hand:"
+# probe BEFORE HYP MESSAGE DATA: the call template above the first line that
+# reads BEFORE, indented like it.
 probe() {
   local before=$1 hyp=$2 msg=$3 data=$4 indent block text
   indent=${before%%[! ]*}
@@ -89,8 +117,9 @@ probe() {
   block=${block//__HYPOTHESIS_ID__/"$hyp"}
   block=${block//__MESSAGE__/"$msg"}
   block=${block//__DATA_EXPRESSION__/"$data"}
-  text=$(printf '%s\n' "$block" | sed "s/^/$indent/")
-  edit report.py "$before" "$text"$'\n'"$before"
+  text=
+  while IFS= read -r line; do text+=$indent$line$'\n'; done <<<"$block"
+  edit report.py "$before" "$text$before"
 }
 probe '    return usd' H1 'amount converted to USD' \
   '{"amount": str(amount), "currency": currency, "usd": str(usd)}'
@@ -98,74 +127,45 @@ probe '    return to_usd(net, order["currency"])' H2 'refund subtracted' \
   '{"id": order["id"], "amount": str(order["amount"]), "refund": str(order["refund"]), "net": str(net)}'
 probe '        if month_of(order) == month:' H3 'order assigned to a month' \
   '{"id": order["id"], "created": order["created"].isoformat(), "month": month_of(order)}'
-say "Each probe sits in its own agent log region; the probe ledger lists them:"
-show debug-mode probes
 
-step "6. Reproduce"
-show python3 report.py
-say "Which probes fired, and how often?"
-show debug-mode probes --session "$id"
+step "4. Reproduce, and freeze this failing evidence for the comparison after the fix"
+say "reproduce runs the program in a new cycle, waits until every event is in, and reports the"
+say "counts, the exit status, the output and any region that never fired; --capture keeps the cycle."
+show debug-mode reproduce --session "$id" --capture before-fix -- python3 report.py | tee "$work/before.txt"
+capture=$(grep -o -m1 'c-[0-9a-f]\{12\}' "$work/before.txt")
+say "The bug is reproduced (1,200.20 USD). H3 saw 18 orders, H1 and H2 only 17: one order is dropped."
 
-step "7. Read the evidence"
-say "status: how many events arrived per hypothesis label, and whether any record was refused."
-show debug-mode status --session "$id"
-say "logs: the events as a table (SEQ is the handle to cite). The first few:"
-show debug-mode logs --session "$id" --limit 6
-say "H1: every non-USD conversion, side by side:"
-show debug-mode query --session "$id" --hypothesis H1 'select(.data.currency != "USD") | {seq: .sequence, amount: .data.amount, currency: .data.currency, usd: .data.usd}' | tee "$work/h1.txt"
-say "H2: refunds are subtracted once each, from their own order:"
-show debug-mode query --session "$id" --hypothesis H2 'select(.data.refund != "0") | {seq: .sequence, id: .data.id, amount: .data.amount, refund: .data.refund, net: .data.net}' | tee "$work/h2.txt"
-say "H3: the one question that isolates the cause: which order is not in November?"
-show debug-mode query --session "$id" --hypothesis H3 'select(.data.month != "2026-11") | {seq: .sequence, id: .data.id, created: .data.created, month: .data.month}' | tee "$work/h3.txt"
-# seqs FILE: the SEQ numbers a query printed, comma-separated.
-seqs() { sed -n 's/.*"seq":\([0-9]*\).*/\1/p' "$1" | paste -sd, - | sed 's/,/, /g'; }
-missing=$(sed -n 's/.*"id":"\([^"]*\)".*/\1/p' "$work/h3.txt" | head -1)
-say "H1 rejected (SEQ $(seqs "$work/h1.txt")): 1.08 USD per EUR and 1.27 per GBP, as the rate sheet says."
-say "H2 rejected (SEQ $(seqs "$work/h2.txt")): each refund subtracted once, from its own order."
-say "H3 confirmed (SEQ $(seqs "$work/h3.txt")): order $missing falls in January 1970. Its row in orders.csv:"
-show grep "^$missing," orders.csv
-say "Ten digits: epoch seconds, read by parse_created as milliseconds. The fix goes there."
+step "5. Read the evidence: one query, every hypothesis"
+say "Every event that is not the plain case: a conversion from EUR or GBP, a refund, a month that is not November."
+show debug-mode query --session "$id" 'select(.hypothesisId == "H1" and .data.currency != "USD" or .hypothesisId == "H2" and .data.refund != "0" or .hypothesisId == "H3" and .data.month != "2026-11") | [.sequence, .hypothesisId, .data]' | tee "$work/q.txt"
+# seqs HYP: the SEQ numbers the query printed for HYP, comma-separated.
+seqs() { sed -n "s/^\[\([0-9]*\),\"$1\".*/\1/p" "$work/q.txt" | paste -sd, - | sed 's/,/, /g'; }
+decisive=$(seqs H3)
+say "H1 rejected (SEQ $(seqs H1)): 1.08 USD per EUR and 1.27 per GBP, as the rate sheet says."
+say "H2 rejected (SEQ $(seqs H2)): each refund subtracted once, from its own order."
+say "H3 confirmed (SEQ $decisive): order A-1012 falls in January 1970. 1970-01-21T18:48:09.84 is 1,795,689,840"
+say "read as milliseconds; as epoch seconds it is 2026-11-26. parse_created divides every number by 1000."
 
-step "8. Freeze the failing evidence before changing the code"
-say "The next reset throws this cycle away. A capture keeps it, with the source lines around each"
-say "probe as they are now, so the reproduction after the fix can be compared with it."
-show debug-mode capture --session "$id" --label before-fix --source-root "$work/project" | tee "$work/capture.txt"
-capture=$(grep -o -m1 'c-[0-9a-f]\{12\}' "$work/capture.txt")
-decisive=$(seqs "$work/h3.txt")
-say "A capture reads like live evidence. follow: the source behind the decisive event, SEQ $decisive, as captured:"
-show debug-mode follow --session "$id" --capture "$capture" --seq "$decisive" --rel source
-
-step "9. Fix only what the evidence proves (the probes stay in for the verifying run)"
-cp report.py "$work/before-fix.py"
+step "6. Fix only what the evidence proves (the probes stay in for the verifying run)"
 edit report.py \
   $'    if value.isdigit():\n        return datetime.fromtimestamp(int(value) / 1000, tz=timezone.utc)' \
   $'    if value.isdigit():\n        stamp = int(value)\n        if stamp < 10**11:  # older app versions send epoch seconds\n            stamp *= 1000\n        return datetime.fromtimestamp(stamp / 1000, tz=timezone.utc)'
-show diff -u --label report.py --label report.py "$work/before-fix.py" report.py || true
 
-step "10. Reset, reproduce again, and diff against the capture"
-show debug-mode reset --session "$id"
-show python3 report.py
-show debug-mode status --session "$id"
-say "diff: the capture against this cycle, group by group (hypothesis, location, message):"
-show debug-mode diff --session "$id" --from "$capture"
-say "diff aligns each group's events by their data, as a line diff aligns lines, so it shows only what changed."
-say "H3: 18 events on both sides and one changed value: SEQ $decisive, order $missing, 1970-01 before, 2026-11 now."
-say "H1 and H2: one event more each (17 to 18), every other event the same: order $missing, now counted."
+step "7. Verify: reproduce again, and diff against the capture"
+show debug-mode reproduce --session "$id" --diff "$capture" -- python3 report.py
+say "The report says 1,280.34 USD, the ledger's figure. diff aligns each group's events by their data,"
+say "as a line diff aligns lines, so it shows only what changed (the fix moved every probe 3 lines down):"
+say "H3: 18 events on both sides and one changed value: SEQ $decisive, order A-1012, 1970-01 before, 2026-11 now."
+say "H1 and H2: one event more each (17 to 18), every other event the same: order A-1012, now counted."
 say "H1's new event, SEQ 36, is 74.20 EUR = 80.14 USD: exactly the missing amount. Nothing else changed."
-say "One query confirms it directly: every order is in November now."
-show debug-mode query --session "$id" --hypothesis H3 --slurp 'group_by(.data.month) | map({month: .[0].data.month, orders: length})'
-say "The report says 1,280.34 USD, the ledger's figure: the fix is proven by the same probes that found the cause."
 
-step "11. Remove every probe, and prove it"
-show debug-mode probes --remove
+step "8. Remove every probe, and prove it"
+say "One command: the regions go (the helper's import with them), what still differs from git HEAD"
+say "outside them is listed (it must be the fix alone), and it ends with the check probes --check gives."
 show debug-mode probes --remove --yes
-say "One command: the regions are gone (the helper's import with them: no helper file is in the"
-say "project), and it ends with the same check probes --check gives, which needs no session:"
-show debug-mode probes --check
-say "What remains in the code is the fix alone:"
-show diff -u --label examples/python/report.py --label report.py "$repo/examples/python/report.py" report.py || true
+say "What differs from HEAD is one hunk at line 22, in parse_created: the fix, 5 lines. No probe, no import."
 
-step "12. Clean up: delete the session and its evidence"
+step "9. Clean up: delete the session and its evidence"
 show debug-mode clean --session "$id"
-show debug-mode stop
-say "Done. The same loop works in any language: debug-mode template --help lists them."
+say "Done: six debug-mode commands, no other shell command. The same loop works in any language:"
+say "debug-mode template --help lists them."
