@@ -83,6 +83,21 @@ func TestCreateLanguage(t *testing.T) {
 	}
 }
 
+// Go and Java helpers take the package of the current folder, as template
+// does; where there is none to read, create still succeeds and the
+// placeholder stays listed for template --dir or --package to fill.
+func TestCreateLanguagePackage(t *testing.T) {
+	out, errOut, code := runMain("create", "--language", "go", "--ingest", "file")
+	if code != 0 || !strings.Contains(out, "package cli\n") || strings.Contains(out, "__PACKAGE_NAME__") {
+		t.Errorf("create --language go in package cli: exit %d %s\n%s", code, errOut, out)
+	}
+	t.Chdir(t.TempDir()) // no Go file here
+	out, errOut, code = runMain("create", "--language", "go", "--ingest", "file")
+	if code != 0 || !strings.Contains(out, "package __PACKAGE_NAME__\n") || !strings.Contains(out, "\n__PACKAGE_NAME__ ") {
+		t.Errorf("create --language go where no package can be read: exit %d %s\n%s", code, errOut, out)
+	}
+}
+
 // A bad --language or --ingest is a usage error, and no session is created.
 func TestCreateLanguageRefused(t *testing.T) {
 	runMain("create") // so the count below is read from a real list
