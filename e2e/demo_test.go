@@ -84,7 +84,7 @@ func TestDemo(t *testing.T) {
 		"$ debug-mode reproduce --session ",
 		" --capture before-fix -- python3 report.py\nREPRODUCED python3 report.py\n",
 		"Exit     exit status 0 after ",
-		"the counts below are final\nEvents   52 events (H1 17, H2 17, H3 18)\nRegions  4 of 4 regions under . fired\nCapture  c-",
+		"the counts below are final\nEvents   52 events (H1 17, H2 17, H3 18)\nRegions  3 of 3 probe regions under . fired; 1 helper region not counted (helpers send nothing themselves)\nCapture  c-",
 		"\"before-fix\" (new) · 52 events\n",
 		"STDOUT 1 line\n  2026-11 revenue: 1,200.20 USD\n",
 		"$ debug-mode query --session ",

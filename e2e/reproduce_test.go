@@ -73,6 +73,7 @@ type report struct {
 	Regions *struct {
 		Scanned    int `json:"regions"`
 		Fired      int `json:"fired"`
+		Helpers    int `json:"helperRegions"`
 		NeverFired []struct {
 			File      string `json:"file"`
 			StartLine int    `json:"startLine"`
@@ -320,12 +321,14 @@ def never():
     # endregion
 
 print(total())
+# region agent log helper
+# endregion
 `, total, total)
 	}
 	writeFiles(t, dir, map[string]string{"app.py": prog(-5)})
 	before := e.reproduce(dir, 0, "--session", s.SessionID, "--capture", "before-fix", "--", "python3", "app.py")
 	if before.Capture == nil || before.Evidence.Events != 1 || before.Regions == nil || before.Regions.Scanned != 2 || before.Regions.Fired != 1 ||
-		len(before.Regions.NeverFired) != 1 || before.Regions.NeverFired[0].StartLine != 9 {
+		before.Regions.Helpers != 1 || len(before.Regions.NeverFired) != 1 || before.Regions.NeverFired[0].StartLine != 9 {
 		t.Fatalf("before: %+v regions %+v", before, before.Regions)
 	}
 	if !strings.Contains(strings.Join(before.Next, "\n"), "--diff "+before.Capture.ID+" -- python3 app.py") {

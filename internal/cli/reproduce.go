@@ -275,13 +275,18 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 		v.Warnings = append(v.Warnings, "the agent log regions under "+dir+" could not be joined with the events: "+regionsErr.Error())
 	} else {
 		j := probes.JoinAt(locs.ProjectRoot, rep.Regions, locationCounts(withoutLogpoints(locs.Locations, lps.Logpoints)), probes.DefaultDrift)
-		r := &output.ReproduceRegions{Scanned: len(j.Regions), NeverFired: []probes.Region{}, Unmatched: len(j.Unmatched), Under: "."}
+		r := &output.ReproduceRegions{NeverFired: []probes.Region{}, Unmatched: len(j.Unmatched), Under: "."}
 		for _, x := range j.Regions {
-			if x.NeverFired {
+			switch {
+			case x.Helper:
+				r.Helpers++ // sends nothing itself: neither fired nor silent
+				continue
+			case x.NeverFired:
 				r.NeverFired = append(r.NeverFired, x.Region)
-			} else {
+			default:
 				r.Fired++
 			}
+			r.Scanned++
 		}
 		v.Regions = r
 	}

@@ -70,8 +70,9 @@ type EvidenceSummary struct {
 // ReproduceRegions is the probe ledger of the working directory joined
 // with the cycle's events.
 type ReproduceRegions struct {
-	Scanned    int             `json:"regions"`
+	Scanned    int             `json:"regions"` // probe regions: helper regions are counted apart
 	Fired      int             `json:"fired"`
+	Helpers    int             `json:"helperRegions"` // a helper or its import: it sends nothing itself
 	NeverFired []probes.Region `json:"neverFired"`
 	Unmatched  int             `json:"unmatchedLocations"` // locations whose events fall in no region
 	Under      string          `json:"under"`
@@ -210,10 +211,13 @@ func settleText(s service.SettleResult) string {
 }
 
 func regionsText(r *ReproduceRegions) string {
-	if r.Scanned == 0 {
+	if r.Scanned == 0 && r.Helpers == 0 {
 		return "no agent log region under " + r.Under
 	}
-	s := fmt.Sprintf("%d of %s under %s fired", r.Fired, plural(int64(r.Scanned), "region", "regions"), r.Under)
+	s := fmt.Sprintf("%d of %s under %s fired", r.Fired, plural(int64(r.Scanned), "probe region", "probe regions"), r.Under)
+	if r.Helpers > 0 {
+		s += fmt.Sprintf("; %s not counted (helpers send nothing themselves)", plural(int64(r.Helpers), "helper region", "helper regions"))
+	}
 	if n := len(r.NeverFired); n > 0 {
 		names := make([]string, 0, min(n, maxListed))
 		for i, x := range r.NeverFired {
@@ -223,7 +227,7 @@ func regionsText(r *ReproduceRegions) string {
 			}
 			names = append(names, regionName(x))
 		}
-		s += fmt.Sprintf("; never fired: %s (that code did not run, or it holds only the helper or its import)", strings.Join(names, ", "))
+		s += fmt.Sprintf("; never fired: %s (that code did not run, or the program was not rebuilt or restarted)", strings.Join(names, ", "))
 	}
 	if r.Unmatched > 0 {
 		s += fmt.Sprintf("; %s in no region", plural(int64(r.Unmatched), "location", "locations"))
