@@ -18,6 +18,7 @@ type queryOptions struct {
 	session string
 	filters filterFlags
 	slurp   bool
+	null    bool
 	args    []string
 	argJSON []string
 	limit   int
@@ -33,18 +34,23 @@ func newQueryCmd(e *env) *cobra.Command {
 		Long: `Run a jq program (the gojq dialect) over a session's events.
 
 By default the program runs once per event, in logs order (time, then
-sequence), and each output value is printed on its own line. With --slurp it
-runs once over the array of all matching events (at most 15,000 events or
-5 MiB of them; otherwise use a streaming program or filters). The same
-filters as logs narrow the events first.
+sequence), and each output value is printed on its own line. With -n it runs
+once, on null, and input/inputs read the matching events one at a time in
+logs order: 'reduce inputs as $e (…)' counts, sums or groups any number of
+events in the memory of its result. With --slurp it runs once over the array
+of all matching events: at most 200,000 when the program only reads fields
+of the events by name (only those are decoded), else 15,000 events or 5 MiB.
+The same filters as logs narrow the events first.
 
-The program cannot read the environment, files, modules, or input/inputs. A
-page holds at most --limit values (1 MiB in all; a value over 64 KiB is
-replaced by a marker); the query may run 20 s and use 24 MiB of memory. A
-page that stops early ends with a next-page command carrying an opaque
-cursor; a cursor is refused after a reset, for another session, or if edited.`,
+The program cannot read the environment, files or modules. A page holds at
+most --limit values (1 MiB in all; a value over 64 KiB is replaced by a
+marker); the query may run 20 s and use 24 MiB of memory. A page that stops
+early ends with a next-page command carrying an opaque cursor (with -n or
+--slurp the next page runs the program again and skips what was shown); a
+cursor is refused after a reset, for another session, or if edited.`,
 		Example: `  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a 'select(.data.total < 0) | {seq: .sequence, total: .data.total}'
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --hypothesis H2 '.data.userId'
+  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a -n 'reduce inputs as $e ({}; .[$e.data.month] += 1)'
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --slurp 'group_by(.location) | map({location: .[0].location, n: length})'
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --arg want H1 'select(.hypothesisId == $want) | .data'`,
 		Args: cobra.MaximumNArgs(1),
@@ -53,6 +59,7 @@ cursor; a cursor is refused after a reset, for another session, or if edited.`,
 	cmd.Flags().StringVar(&o.session, "session", "", "session id (from debug-mode create)")
 	o.filters.register(cmd)
 	cmd.Flags().BoolVar(&o.slurp, "slurp", false, "run the program once over the array of all matching events")
+	cmd.Flags().BoolVarP(&o.null, "null-input", "n", false, "run the program once on null; input and inputs read the matching events one at a time")
 	cmd.Flags().StringArrayVar(&o.args, "arg", nil, "NAME=VALUE or NAME VALUE: bind $NAME to the string VALUE (repeatable)")
 	cmd.Flags().StringArrayVar(&o.argJSON, "argjson", nil, "NAME=JSON or NAME JSON: bind $NAME to the JSON value (repeatable)")
 	cmd.Flags().IntVar(&o.limit, "limit", query.DefaultValues, "values per page (1–1000)")
@@ -117,7 +124,7 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 		if o.limit < 1 || o.limit > query.MaxValues {
 			return usagef("--limit must be between 1 and %d", query.MaxValues)
 		}
-		spec := query.Spec{Program: args[0], Slurp: o.slurp, Filter: f, Limit: o.limit}
+		spec := query.Spec{Program: args[0], Slurp: o.slurp, NullInput: o.null, Filter: f, Limit: o.limit}
 		if o.capture != "" {
 			if spec.Capture, err = captureID("--capture", o.capture); err != nil {
 				return err

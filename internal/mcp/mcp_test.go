@@ -278,6 +278,10 @@ func TestHappyPaths(t *testing.T) {
 	if !strings.Contains(r.Text, `"H1,H2"`) {
 		t.Errorf("query --slurp: %s", r.Text)
 	}
+	r = ok(t, cs, "query", map[string]any{"session": id, "program": "reduce inputs as $e ({}; .[$e.hypothesisId] += $e.data.i)", "null-input": true}, nil)
+	if !strings.Contains(r.Text, `{"H1":1,"H2":2}`) {
+		t.Errorf("query -n: %s", r.Text)
+	}
 
 	var st struct {
 		Events int `json:"events"`

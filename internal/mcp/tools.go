@@ -189,14 +189,15 @@ type LogsInput struct {
 
 type QueryInput struct {
 	Session string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
-	Program string `json:"program,omitempty" cli:"arg" jsonschema:"the jq program, run once per event (or once over all of them with slurp), e.g. select(.data.total < 0) | {seq: .sequence, total: .data.total}"`
+	Program string `json:"program,omitempty" cli:"arg" jsonschema:"the jq program, run once per event (or once over all of them with slurp, or once reading them with inputs with null-input), e.g. select(.data.total < 0) | {seq: .sequence, total: .data.total}"`
 	Filters
-	Slurp   bool              `json:"slurp,omitempty" jsonschema:"run the program once over the array of all matching events"`
-	Arg     map[string]string `json:"arg,omitempty" jsonschema:"bind $NAME to a string: {\"NAME\": \"value\"}"`
-	ArgJSON map[string]any    `json:"argjson,omitempty" jsonschema:"bind $NAME to a JSON value: {\"NAME\": [1, 2]}"`
-	Limit   int               `json:"limit,omitempty" jsonschema:"values per page, 1 to 1000"`
-	Cursor  string            `json:"cursor,omitempty" jsonschema:"continue a query from its next page: give only session and cursor"`
-	Capture string            `json:"capture,omitempty" jsonschema:"run over this capture's frozen evidence instead of the live cycle (an id from the capture tool)"`
+	Slurp     bool              `json:"slurp,omitempty" jsonschema:"run the program once over the array of all matching events (at most 200,000 when it only reads fields by name, else 15,000)"`
+	NullInput bool              `json:"null-input,omitempty" jsonschema:"run the program once on null; input and inputs read the matching events one at a time, so reduce inputs as $e (...) aggregates any number of them, e.g. reduce inputs as $e ({}; .[$e.data.month] += 1)"`
+	Arg       map[string]string `json:"arg,omitempty" jsonschema:"bind $NAME to a string: {\"NAME\": \"value\"}"`
+	ArgJSON   map[string]any    `json:"argjson,omitempty" jsonschema:"bind $NAME to a JSON value: {\"NAME\": [1, 2]}"`
+	Limit     int               `json:"limit,omitempty" jsonschema:"values per page, 1 to 1000"`
+	Cursor    string            `json:"cursor,omitempty" jsonschema:"continue a query from its next page: give only session and cursor"`
+	Capture   string            `json:"capture,omitempty" jsonschema:"run over this capture's frozen evidence instead of the live cycle (an id from the capture tool)"`
 }
 
 type SessionsInput struct {

@@ -15,7 +15,7 @@ import (
 
 // benchSession builds a session of n ~200-byte events through the real
 // ingestion pipeline.
-func benchSession(b *testing.B, n int) *store.Session {
+func benchSession(b testing.TB, n int) *store.Session {
 	b.Helper()
 	root, err := safefs.OpenRoot(filepath.Join(b.TempDir(), "state"))
 	if err != nil {

@@ -15,14 +15,19 @@ import (
 // become int, larger integers stay exact as json.Number, other numbers are
 // float64 (as in jq). Object keys are interned: events repeat them.
 type decoder struct {
-	b    []byte
-	i    int
-	keys map[string]string
+	b          []byte
+	i          int
+	keys       map[string]string
+	text       []byte         // decodeShared's projected text
+	shared     map[string]any // decodeShared's values by projected text
+	sharedText int            // bytes of text in shared
 }
 
 var errSyntax = errors.New("malformed stored JSON")
 
-func newDecoder() *decoder { return &decoder{keys: make(map[string]string, 64)} }
+func newDecoder() *decoder {
+	return &decoder{keys: make(map[string]string, 64), shared: map[string]any{}}
+}
 
 func (d *decoder) decode(line []byte) (any, error) {
 	d.b, d.i = line, 0

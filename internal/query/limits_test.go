@@ -60,24 +60,30 @@ func TestSlurpOverLimitIsRefusedBeforeReading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a large session")
 	}
-	s := benchSession(&testing.B{}, 210_000)
+	s := benchSession(t, 210_000)
 	for _, c := range []struct {
 		name   string
+		prog   string
 		filter store.Filter
+		want   []string
 	}{
-		{"all events", store.Filter{}},
-		{"a filter the index answers", store.Filter{Hypotheses: []string{"H1", "H2"}}},
-		{"a filter on the text", store.Filter{Location: "src/cart/total.py"}},
+		// A program reading whole events: the 15,000-event limit.
+		{"all events", `map(tojson) | length`, store.Filter{}, wholeLimit},
+		{"a filter the index answers", `map(tojson) | length`, store.Filter{Hypotheses: []string{"H1", "H2"}}, wholeLimit},
+		{"a filter on the text", `map(tojson) | length`, store.Filter{Location: "src/cart/total.py"}, wholeLimit},
+		// A program reading only fields by name: the 200,000-event limit.
+		{"fields, all events", `length`, store.Filter{}, fieldsLimit},
+		{"fields, a filter on the text", `length`, store.Filter{Location: "src/cart/total.py"}, fieldsLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
 			grew := livePeak(func() {
-				_, err = Run(context.Background(), s, Spec{Program: "length", Slurp: true, Filter: c.filter}, Position{}, 0)
+				_, err = Run(context.Background(), s, Spec{Program: c.prog, Slurp: true, Filter: c.filter}, Position{}, 0)
 			})
 			if !errors.Is(err, ErrBound) {
 				t.Fatalf("--slurp over 210,000 events: %v, want the slurp limit", err)
 			}
-			for _, want := range []string{"15,000 events", "5 MiB", "--hypothesis", "without --slurp"} {
+			for _, want := range c.want {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("message %q does not mention %q", err, want)
 				}
@@ -105,6 +111,13 @@ func TestSlurpOverLimitIsRefusedBeforeReading(t *testing.T) {
 	}
 }
 
+// What the slurp refusals must say: the limit, the -n form built from the
+// program, and the filters.
+var (
+	wholeLimit  = []string{"15,000 events", "5 MiB", "may slurp 200,000", `-n 'reduce inputs as $e (0; . + 1)'`, "--hypothesis"}
+	fieldsLimit = []string{"200,000 events", `-n 'reduce inputs as $e (0; . + 1)'`, "`status`", "--hypothesis"}
+)
+
 // TestQueryMemoryIsBounded: a program that builds a large value is stopped
 // once the heap has grown MaxMemory, with a message naming the limit and
 // what to do instead, and the heap never grows far past it. A program that
@@ -115,7 +128,7 @@ func TestQueryMemoryIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates hundreds of MiB when the bound does not hold")
 	}
-	s := benchSession(&testing.B{}, 3_000)
+	s := benchSession(t, 3_000)
 	for _, c := range []struct {
 		name  string
 		spec  Spec
@@ -140,7 +153,7 @@ func TestQueryMemoryIsBounded(t *testing.T) {
 			if !errors.Is(err, ErrMemory) {
 				t.Fatalf("got %v, want the memory limit", err)
 			}
-			for _, want := range []string{"24 MiB", "--hypothesis", "--slurp"} {
+			for _, want := range []string{"24 MiB", "--hypothesis", "with -n", "-n 'reduce inputs as $e ("} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("message %q does not mention %q", err, want)
 				}
@@ -153,5 +166,52 @@ func TestQueryMemoryIsBounded(t *testing.T) {
 				t.Fatalf("the heap grew %d MiB before the query was stopped; the limit is %d MiB", grew>>20, MaxMemory>>20)
 			}
 		})
+	}
+}
+
+// TestSlurpOfFieldsGoesPastTheWholeEventLimit: a --slurp program that only
+// reads fields by name decodes just those fields, and equal ones once, so it
+// aggregates far more events than the 15,000 / 5 MiB of whole events, exactly,
+// within the query's 24 MiB. Before, all of these were refused.
+func TestSlurpOfFieldsGoesPastTheWholeEventLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a large session")
+	}
+	s := benchSession(t, MaxSlurpFields)
+	for _, c := range []struct {
+		prog   string
+		filter store.Filter
+		want   string
+	}{
+		{`length`, store.Filter{}, "200000"},
+		{`map(select(.data.items == 3)) | length`, store.Filter{}, "28571"},
+		{`map(.hypothesisId) | unique`, store.Filter{}, `["H1","H2","H3","H4","H5"]`},
+		{`group_by(.data.items) | map({k: .[0].data.items, n: length})`, store.Filter{SeqTo: 119_000},
+			`[{"k":0,"n":17000},{"k":1,"n":17000},{"k":2,"n":17000},{"k":3,"n":17000},{"k":4,"n":17000},{"k":5,"n":17000},{"k":6,"n":17000}]`},
+		{`group_by(.hypothesisId) | map({h: .[0].hypothesisId, n: length, items: (map(.data.items) | max)})`, store.Filter{SeqTo: 100_000},
+			`[{"h":"H1","items":6,"n":20000},{"h":"H2","items":6,"n":20000},{"h":"H3","items":6,"n":20000},{"h":"H4","items":6,"n":20000},{"h":"H5","items":6,"n":20000}]`},
+	} {
+		var p Page
+		var err error
+		grew := livePeak(func() {
+			p, err = Run(context.Background(), s, Spec{Program: c.prog, Slurp: true, Filter: c.filter}, Position{}, 0)
+		})
+		t.Logf("%s: heap grew %.1f MiB", c.prog, float64(grew)/(1<<20))
+		if err != nil {
+			t.Fatalf("%s: %v", c.prog, err)
+		}
+		if len(p.Values) != 1 || string(p.Values[0]) != c.want {
+			t.Fatalf("%s: %s, want %s", c.prog, p.Values, c.want)
+		}
+	}
+	// Past what fits, the watchdog stops it and offers the -n form.
+	_, err := Run(context.Background(), s, Spec{Program: `group_by(.data.cart) | map({c: .[0].data.cart, n: length})`, Slurp: true}, Position{}, 0)
+	if !errors.Is(err, ErrMemory) {
+		t.Fatalf("grouping 200,000 distinct carts: %v, want the memory limit", err)
+	}
+	for _, want := range []string{"24 MiB", "--slurp holds every event", `-n 'reduce inputs as $e ({}; .[$e.data.cart | tostring] += 1)'`, "--hypothesis"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q does not mention %q", err, want)
+		}
 	}
 }

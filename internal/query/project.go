@@ -56,6 +56,12 @@ func planProjection(prog string, paths [][]string) *projection {
 			}
 		}
 	}
+	return newProjection(paths)
+}
+
+// newProjection is the tree of the given paths, each kept whole; with no
+// paths, events decode to empty objects.
+func newProjection(paths [][]string) *projection {
 	root := &projection{fields: map[string]*projection{}}
 	for _, path := range paths {
 		node := root
@@ -133,4 +139,108 @@ func (d *decoder) skip() error {
 		return nil
 	}
 	return errSyntax
+}
+
+// decodeShared decodes the projected fields of a stored event exactly (for
+// -n and --slurp, which see nothing else of an event), sharing one decoded
+// value among events whose projected text is the same: a --slurp that reads
+// one field of few values holds one small object per value, not per event.
+// jq values are immutable (gojq copies on update), so sharing is invisible.
+func (d *decoder) decodeShared(line []byte, p *projection) (any, error) {
+	text, err := d.projectText(line, p, d.text[:0])
+	if err != nil {
+		return nil, err
+	}
+	d.text = text
+	if v, ok := d.shared[string(text)]; ok {
+		return v, nil
+	}
+	v, err := d.decode(text)
+	if err != nil || len(text) > sharedTextMax {
+		return v, err
+	}
+	if len(d.shared) == sharedValues || d.sharedText+len(text) > sharedTextBytes {
+		// Full: start again, so the values that keep coming back are the
+		// ones kept, and values that never repeat cost a bounded table.
+		clear(d.shared)
+		d.sharedText = 0
+	}
+	d.shared[string(text)] = v
+	d.sharedText += len(text)
+	return v, nil
+}
+
+// Bounds of the table of shared values, per decoding worker: about 2 MiB
+// of decoded values at most (a small object is ~700 bytes decoded).
+const (
+	sharedValues    = 2048
+	sharedTextBytes = 64 << 10
+	sharedTextMax   = 512
+)
+
+// projectText writes the projected part of a stored event as JSON text: the
+// kept fields' stored text in stored order. The text decodes to what
+// decodeProjected builds, and equal texts decode to equal values.
+func (d *decoder) projectText(line []byte, p *projection, out []byte) ([]byte, error) {
+	d.b, d.i = line, 0
+	out, err := d.projectInto(p, out)
+	if err == nil && d.i != len(d.b) {
+		err = errSyntax
+	}
+	return out, err
+}
+
+func (d *decoder) projectInto(p *projection, out []byte) ([]byte, error) {
+	if p.whole || d.i >= len(d.b) || d.b[d.i] != '{' {
+		start := d.i
+		if err := d.skip(); err != nil {
+			return nil, err
+		}
+		if d.i == start {
+			return nil, errSyntax
+		}
+		return append(out, d.b[start:d.i]...), nil
+	}
+	d.i++
+	out = append(out, '{')
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return append(out, '}'), nil
+	}
+	kept := false
+	for {
+		start := d.i
+		k, err := d.key()
+		if err != nil {
+			return nil, err
+		}
+		end := d.i
+		if d.i >= len(d.b) || d.b[d.i] != ':' {
+			return nil, errSyntax
+		}
+		d.i++
+		if sub := p.fields[k]; sub != nil {
+			if kept {
+				out = append(out, ',')
+			}
+			kept = true
+			out = append(append(out, d.b[start:end]...), ':')
+			if out, err = d.projectInto(sub, out); err != nil {
+				return nil, err
+			}
+		} else if err := d.skip(); err != nil {
+			return nil, err
+		}
+		if d.i >= len(d.b) {
+			return nil, errSyntax
+		}
+		if d.b[d.i] == '}' {
+			d.i++
+			return append(out, '}'), nil
+		}
+		if d.b[d.i] != ',' {
+			return nil, errSyntax
+		}
+		d.i++
+	}
 }

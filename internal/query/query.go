@@ -1,6 +1,8 @@
 // Package query runs jq programs (gojq) over a session's evidence, safely:
-// no environment, no input/inputs, no modules, a time bound and output
-// bounds, and pages that continue through authenticated cursors.
+// no environment, no modules, a time and a memory bound, output bounds, and
+// pages that continue through authenticated cursors. A program runs once per
+// event, once over the array of them (--slurp), or once from null reading
+// them with input/inputs (-n), in constant memory.
 package query
 
 import (
@@ -8,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -26,9 +29,13 @@ const (
 	MaxValues     = 1000     // most values a page may ask for
 	MaxValueBytes = 64 << 10 // one value larger than this is replaced by a marker
 	MaxPageBytes  = 1 << 20  // a page stops before passing this many bytes
-	MaxSlurp      = 15_000   // events --slurp will load at once
-	MaxSlurpBytes = 5 << 20  // stored bytes --slurp will load at once (decoded, they take 3–4 times that)
-	Timeout       = 20 * time.Second
+	MaxSlurp      = 15_000   // whole events --slurp will load at once
+	MaxSlurpBytes = 5 << 20  // stored bytes of whole events --slurp will load at once (decoded, they take 3–4 times that)
+	// MaxSlurpFields is how many events --slurp loads when the program
+	// provably reads only some of their fields (eventReads): those alone
+	// are decoded, and equal ones shared.
+	MaxSlurpFields = 200_000
+	Timeout        = 20 * time.Second
 )
 
 // useProjection lets tests compare projected and whole-event runs.
@@ -49,14 +56,17 @@ type Spec struct {
 	Args    map[string]string `json:"a,omitempty"` // --arg NAME VALUE
 	JSON    map[string]string `json:"j,omitempty"` // --argjson NAME JSON (the text)
 	Slurp   bool              `json:"s,omitempty"`
-	Filter  store.Filter      `json:"f"`
-	Limit   int               `json:"l,omitempty"`
-	Capture string            `json:"cap,omitempty"` // read this capture instead of the live cycle
+	// NullInput (-n) runs the program once on null; input and inputs read
+	// the selected events.
+	NullInput bool         `json:"n,omitempty"`
+	Filter    store.Filter `json:"f"`
+	Limit     int          `json:"l,omitempty"`
+	Capture   string       `json:"cap,omitempty"` // read this capture instead of the live cycle
 }
 
 // Position is where a page stopped: Event events of the walk consumed, plus
-// Skip values already returned from the event after them (or, with --slurp,
-// Skip values of the single run).
+// Skip values already returned from the event after them (or, with --slurp
+// or -n, Skip values of the single run).
 type Position struct {
 	Event int `json:"e"`
 	Skip  int `json:"k"`
@@ -69,7 +79,7 @@ type Page struct {
 	Version   string            `json:"evidenceVersion"`
 	Values    []json.RawMessage `json:"values"`
 	Returned  int               `json:"returned"`
-	Events    int               `json:"eventsRead"`          // events the program ran on for this page
+	Events    int               `json:"eventsRead"`          // events the program ran on (or read, with -n) for this page
 	Matched   int               `json:"eventsMatched"`       // events selected by the filters (whole walk), -1 if the page stopped early
 	Complete  bool              `json:"complete"`            // no more output
 	StoppedBy string            `json:"stoppedBy,omitempty"` // values, bytes: the bound that ended the page
@@ -81,14 +91,30 @@ type Page struct {
 // Compile parses and compiles a program with the safe options. Compile
 // errors name the position in the program.
 func Compile(spec Spec) (*gojq.Code, []any, error) {
+	q, err := parse(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return compile(q, spec, noInputs{})
+}
+
+func parse(spec Spec) (*gojq.Query, error) {
+	if spec.Slurp && spec.NullInput {
+		return nil, fmt.Errorf("%w: --slurp and -n (--null-input) do not go together: with -n the program reads the events itself with input or inputs", ErrCompile)
+	}
 	q, err := gojq.Parse(spec.Program)
 	if err != nil {
 		var pe *gojq.ParseError
 		if errors.As(err, &pe) {
-			return nil, nil, fmt.Errorf("%w: %s at position %d: %s", ErrCompile, pe.Error(), pe.Offset, caret(spec.Program, pe.Offset))
+			return nil, fmt.Errorf("%w: %s at position %d: %s", ErrCompile, pe.Error(), pe.Offset, caret(spec.Program, pe.Offset))
 		}
-		return nil, nil, fmt.Errorf("%w: %v", ErrCompile, err)
+		return nil, fmt.Errorf("%w: %v", ErrCompile, err)
 	}
+	return q, nil
+}
+
+// compile compiles q; inputs is what input and inputs read.
+func compile(q *gojq.Query, spec Spec, inputs gojq.Iter) (*gojq.Code, []any, error) {
 	var names []string
 	var values []any
 	for _, name := range sortedKeys(spec.Args) {
@@ -106,7 +132,7 @@ func Compile(spec Spec) (*gojq.Code, []any, error) {
 	code, err := gojq.Compile(q,
 		gojq.WithVariables(names),
 		gojq.WithEnvironLoader(func() []string { return nil }),
-		gojq.WithInputIter(noInputs{}),
+		gojq.WithInputIter(inputs),
 	)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCompile, err)
@@ -129,13 +155,6 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// noInputs makes input and inputs fail clearly: each event is its own input.
-type noInputs struct{}
-
-func (noInputs) Next() (any, bool) {
-	return errors.New("input and inputs are not available: the program runs once per event (or once over all events with --slurp)"), true
-}
-
 // Run evaluates one page of the query from pos.
 func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoch int64) (Page, error) {
 	return RunOn(ctx, sess.ID(), func() (*store.Snapshot, error) { return sess.Snapshot(epoch) }, spec, pos)
@@ -144,7 +163,16 @@ func Run(ctx context.Context, sess *store.Session, spec Spec, pos Position, epoc
 // RunOn evaluates one page of the query from pos over the view open
 // returns (live evidence, or a capture's frozen evidence).
 func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, error), spec Spec, pos Position) (Page, error) {
-	code, vars, err := Compile(spec)
+	q, err := parse(spec)
+	if err != nil {
+		return Page{}, err
+	}
+	in := &eventInputs{}
+	var inputs gojq.Iter = noInputs{}
+	if spec.NullInput {
+		inputs = in
+	}
+	code, vars, err := compile(q, spec, inputs)
 	if err != nil {
 		return Page{}, err
 	}
@@ -163,41 +191,84 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 	defer stopGuard()
 	p := Page{SessionID: sessionID, Cycle: snap.Epoch, Version: snap.Version(), Values: []json.RawMessage{}, Warnings: []string{}, Matched: -1}
 	out := &collector{page: &p, limit: limit}
-	paths := newPathCheck(spec.Program)
 	it := snap.Iter(spec.Filter)
 
-	if spec.Slurp {
-		// Refused at once, from the index, before anything is decoded.
-		n, size, err := snap.Count(spec.Filter, MaxSlurp, MaxSlurpBytes)
-		if err != nil {
-			return Page{}, err
+	// A program run once over the events (-n, --slurp) sees only the fields
+	// it provably reads, when that can be shown; then only those are decoded.
+	var proj *projection
+	var reads [][]string
+	fields := false
+	if spec.Slurp || spec.NullInput {
+		reads, fields = eventReads(q, spec.NullInput)
+	}
+	paths := newPathCheck(spec.Program)
+	switch {
+	case fields:
+		if useProjection {
+			proj = newProjection(reads)
 		}
-		if n > MaxSlurp || size > MaxSlurpBytes {
-			return Page{}, fmt.Errorf("%w: more than %s events or %d MiB of them match, the most --slurp loads at once; narrow them with filters (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until) or write a streaming program without --slurp (it runs once per event, on any number of them)",
-				ErrBound, group(MaxSlurp), MaxSlurpBytes>>20)
-		}
-		events := make([]any, 0, n)
-		batches, stop := stream(ctx, it, 0, paths, nil, nil)
-		for b := range batches {
-			<-b.done
-			if b.err != nil {
-				stop()
-				return Page{}, b.err
+		paths = &pathCheck{paths: reads, seen: make([]bool, len(reads))}
+	case spec.NullInput:
+		paths = &pathCheck{} // .x in a -n program is mostly the program's own state
+	}
+
+	if spec.Slurp || spec.NullInput {
+		var events any
+		if spec.Slurp {
+			// Refused at once, from the index, before anything is decoded.
+			most, mostBytes := MaxSlurp, int64(MaxSlurpBytes)
+			if fields {
+				most, mostBytes = MaxSlurpFields, math.MaxInt64
 			}
-			paths.merge(b.seen)
-			events = append(events, b.evs...)
+			n, size, err := snap.Count(spec.Filter, most, mostBytes)
+			if err != nil {
+				return Page{}, err
+			}
+			if n > most || size > mostBytes {
+				return Page{}, slurpRefusal(spec, fields)
+			}
+			all := make([]any, 0, n)
+			batches, stop := stream(ctx, it, 0, paths, nil, proj)
+			for b := range batches {
+				<-b.done
+				if b.err != nil {
+					stop()
+					return Page{}, b.err
+				}
+				paths.merge(b.seen)
+				all = append(all, b.evs...)
+			}
+			stop()
+			if err := stopped(ctx, spec); err != nil {
+				return Page{}, err
+			}
+			p.Events, p.Matched = len(all), len(all)
+			events = all
+		} else {
+			batches, stop := stream(ctx, it, 0, paths, nil, proj)
+			in.ctx, in.batches, in.paths = ctx, batches, paths
+			defer stop()
 		}
-		stop()
-		if err := stopped(ctx); err != nil {
-			return Page{}, err
+		o := evaluate(ctx, code, events, vars, pos.Skip, limit)
+		if spec.NullInput {
+			// However the program ended (it may catch errors), a walk that
+			// could not go on is never a silently short answer.
+			if in.err != nil {
+				return Page{}, in.err
+			}
+			p.Events = in.read
+			if in.drained {
+				p.Matched = in.read
+			}
 		}
-		p.Events, p.Matched = len(events), len(events)
-		o := evaluate(ctx, code, events, vars, pos.Skip+limit)
+		if err := stopped(ctx, spec); err != nil {
+			return Page{}, err // even if the program caught the error it saw
+		}
 		if o.err != nil {
 			return Page{}, o.err
 		}
 		p.Oversize += o.oversize
-		taken, full := out.take(o.values[min(pos.Skip, len(o.values)):])
+		taken, full := out.take(o.values)
 		if full || o.more {
 			if !full {
 				out.full("values")
@@ -208,9 +279,8 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 		// Workers decode and evaluate in parallel; here the values are
 		// taken in logs order until the page is full.
 		perEvent := limit + pos.Skip
-		eval := func(ev any) evalOut { return evaluate(ctx, code, ev, vars, perEvent) }
+		eval := func(ev any) evalOut { return evaluate(ctx, code, ev, vars, 0, perEvent) }
 		consumed := pos.Event
-		var proj *projection
 		if useProjection {
 			proj = planProjection(spec.Program, paths.paths)
 		}
@@ -225,6 +295,10 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 			}
 			paths.merge(b.seen)
 			for i, o := range b.outs {
+				if errors.Is(o.err, errStopped) {
+					stop()
+					return Page{}, stopped(ctx, spec)
+				}
 				if o.err != nil {
 					stop()
 					return Page{}, fmt.Errorf("%w (on event SEQ %d)", o.err, b.seqs[i])
@@ -248,7 +322,7 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 			}
 		}
 		stop()
-		if err := stopped(ctx); err != nil && p.Next == nil {
+		if err := stopped(ctx, spec); err != nil && p.Next == nil {
 			// The walk may have ended because the query was stopped, not
 			// because the events did: never a silently short page.
 			return Page{}, err
@@ -265,9 +339,13 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 	return p, snap.Check()
 }
 
-// evaluate runs the program on one event, keeping at most maxValues values
-// and MaxPageBytes bytes (a page could not hold more).
-func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, maxValues int) evalOut {
+// errStopped marks an evaluation the context ended; stopped says why.
+var errStopped = errors.New("stopped")
+
+// evaluate runs the program on one input, passing over its first skip
+// values and keeping at most maxValues values and MaxPageBytes bytes after
+// them (a page could not hold more).
+func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, skip, maxValues int) evalOut {
 	var o evalOut
 	size := 0
 	iter := code.RunWithContext(ctx, ev, vars...)
@@ -281,12 +359,16 @@ func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, maxValue
 			if errors.As(err, &he) && he.Value() == nil {
 				return o
 			}
-			if serr := stopped(ctx); serr != nil {
-				o.err = serr
+			if ctx.Err() != nil {
+				o.err = errStopped
 			} else {
 				o.err = fmt.Errorf("%w: %v", ErrProgram, err)
 			}
 			return o
+		}
+		if skip > 0 {
+			skip-- // returned on an earlier page
+			continue
 		}
 		if len(o.values) >= maxValues || size > MaxPageBytes {
 			o.more = true
@@ -306,14 +388,42 @@ func evaluate(ctx context.Context, code *gojq.Code, ev any, vars []any, maxValue
 	}
 }
 
+// filterFlags names the filters every refusal offers.
+const filterFlags = "--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until"
+
+// slurpRefusal explains a --slurp over its limit and gives the -n form
+// that reads the events one at a time.
+func slurpRefusal(spec Spec, fields bool) error {
+	form := streamingForm(spec.Program, true)
+	instead := fmt.Sprintf("read them one at a time in constant memory with -n instead: -n '%s'", form)
+	if form == countForm {
+		instead += " (`status` gives the count per label)"
+	}
+	if fields {
+		return fmt.Errorf("%w: more than %s events match, the most --slurp loads at once (even decoding only the fields the program reads); %s, or narrow them with filters (%s)",
+			ErrBound, group(MaxSlurpFields), instead, filterFlags)
+	}
+	return fmt.Errorf("%w: more than %s events or %d MiB of them match, the most --slurp loads at once when the program reads whole events (one that only reads fields by name, such as group_by(.data.k) | map({k: .[0].data.k, n: length}), may slurp %s); %s, or narrow them with filters (%s)",
+		ErrBound, group(MaxSlurp), MaxSlurpBytes>>20, group(MaxSlurpFields), instead, filterFlags)
+}
+
 // stopped explains why ctx ended the query early, or is nil if it did not.
-func stopped(ctx context.Context) error {
+func stopped(ctx context.Context, spec Spec) error {
 	switch {
 	case memoryExceeded(ctx):
-		return fmt.Errorf("%w: it needed more than %d MiB while it ran, the most a query may use; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to, --since/--until), build smaller values (no large arrays or strings), or drop --slurp so the program runs once per event",
-			ErrMemory, MaxMemory>>20)
+		var instead string
+		switch {
+		case spec.Slurp:
+			instead = fmt.Sprintf("--slurp holds every event at once: read them one at a time with -n instead, e.g. -n '%s'", streamingForm(spec.Program, true))
+		case spec.NullInput:
+			instead = fmt.Sprintf("with -n only what the program keeps counts: keep counts or extremes in a reduce state instead of collecting values, e.g. -n '%s'", streamingForm(spec.Program, false))
+		default:
+			instead = "build smaller values (no large arrays or strings); to aggregate over many events, read them one at a time with -n, e.g. -n 'reduce inputs as $e ({}; .[$e.location] += 1)'"
+		}
+		return fmt.Errorf("%w: it needed more than %d MiB while it ran, the most a query may use; %s, or filter the events first (%s)",
+			ErrMemory, MaxMemory>>20, instead, filterFlags)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: it ran longer than %s; filter the events first (--hypothesis, --location, --message, --seq-from/--seq-to) or simplify it", ErrProgram, Timeout)
+		return fmt.Errorf("%w: it ran longer than %s; filter the events first (%s) or simplify it", ErrProgram, Timeout, filterFlags)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

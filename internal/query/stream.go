@@ -37,7 +37,9 @@ const batchSize = 256
 
 // stream walks the matching events after the first skip ones and delivers
 // them decoded, in order. Decoding runs on every core; call stop when done
-// (it is safe to stop early).
+// (it is safe to stop early). With eval, each event is evaluated where it is
+// decoded, and proj only spares decoding events the program drops; without
+// it, proj is exact: the events are decoded to those fields alone.
 func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, eval evaluator, proj *projection) (out <-chan *batch, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	ordered := make(chan *batch, 8)
@@ -59,7 +61,17 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 				for i, line := range b.lines {
 					var ev any
 					var err error
-					if proj != nil && eval != nil {
+					if proj != nil && eval == nil {
+						// The program sees nothing but the projected fields.
+						if ev, err = dc.decodeShared(line, proj); err != nil {
+							b.err = fmt.Errorf("stored event SEQ %d is unreadable: %w", b.seqs[i], err)
+							break
+						}
+						paths.observe(ev, b.seen)
+						b.evs[i] = ev
+						continue
+					}
+					if proj != nil {
 						// Try the program on the fields it can see; only an event
 						// it keeps (or fails on) is decoded whole and run again.
 						if ev, err = dc.decodeProjected(line, proj); err == nil {

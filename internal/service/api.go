@@ -92,5 +92,6 @@ type QueryRequest struct {
 type QueryResult struct {
 	query.Page
 	Slurp      bool   `json:"slurp"`
+	NullInput  bool   `json:"nullInput"`
 	NextCursor string `json:"nextCursor,omitempty"`
 }

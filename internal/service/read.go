@@ -108,7 +108,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		s.failCapture(w, err)
 		return
 	}
-	res := QueryResult{Page: page, Slurp: spec.Slurp}
+	res := QueryResult{Page: page, Slurp: spec.Slurp, NullInput: spec.NullInput}
 	if page.Next != nil {
 		res.NextCursor = s.signer.Encode(sess.ID(), page.Cycle, spec, *page.Next)
 	}
