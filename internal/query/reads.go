@@ -61,6 +61,10 @@ type readsAnalysis struct {
 	paths     [][]string
 	seen      map[string]bool
 	ok        bool
+	// pathMode is set inside path expressions (the left side of an
+	// assignment, path, del, pick): there a value that is not a path of the
+	// input is an error that shows the value, so no event may appear.
+	pathMode bool
 }
 
 type scope struct {
@@ -180,11 +184,26 @@ func (a *readsAnalysis) query(q *gojq.Query, dot shape, sc *scope) shape {
 		if !dot.isPlain() {
 			return a.fail()
 		}
-		a.needPlain(q.Left, dot, sc)
+		a.inPath(func() { a.needPlain(q.Left, dot, sc) })
 		a.needPlain(q.Right, dot, sc)
 		return plain
 	}
 	return a.fail()
+}
+
+// inPath runs f in path mode; outOfPath runs f as a value (a subscript).
+func (a *readsAnalysis) inPath(f func()) {
+	saved := a.pathMode
+	a.pathMode = true
+	f()
+	a.pathMode = saved
+}
+
+func (a *readsAnalysis) outOfPath(f func()) {
+	saved := a.pathMode
+	a.pathMode = false
+	f()
+	a.pathMode = saved
 }
 
 // bind binds the variables of `src as $x` (or reduce/foreach patterns).
@@ -312,6 +331,9 @@ func (a *readsAnalysis) term(t *gojq.Term, dot shape, sc *scope) shape {
 	default:
 		return a.fail()
 	}
+	if a.pathMode && !v.s.isPlain() {
+		return a.fail() // an event where a path is expected
+	}
 	for _, suf := range t.SuffixList {
 		if !a.ok {
 			return plain
@@ -354,15 +376,17 @@ func (a *readsAnalysis) index(v value, ix *gojq.Index, dot shape, sc *scope) val
 	// key is numeric when every subscript is known to be a number (a
 	// slice bound left out counts as one).
 	key := numeric
-	if ix.Str != nil {
-		a.str(ix.Str, dot, sc)
-		key = plain
-	}
-	for _, q := range []*gojq.Query{ix.Start, ix.End} {
-		if q != nil && a.needPlain(q, dot, sc) != numeric {
+	a.outOfPath(func() {
+		if ix.Str != nil {
+			a.str(ix.Str, dot, sc)
 			key = plain
 		}
-	}
+		for _, q := range []*gojq.Query{ix.Start, ix.End} {
+			if q != nil && a.needPlain(q, dot, sc) != numeric {
+				key = plain
+			}
+		}
+	})
 	s := a.end(v)
 	switch {
 	case s.isPlain():
@@ -549,6 +573,15 @@ func (a *readsAnalysis) call(f *gojq.Func, dot shape, sc *scope) shape {
 	}
 	if !dot.isPlain() {
 		return a.fail()
+	}
+	switch f.Name {
+	case "path", "del", "pick", "paths":
+		a.inPath(func() {
+			for i := range f.Args {
+				a.needPlain(f.Args[i], plain, sc)
+			}
+		})
+		return plain
 	}
 	for i := range f.Args {
 		a.needPlain(f.Args[i], plain, sc)
