@@ -39,8 +39,9 @@ once, on null, and input/inputs read the matching events one at a time in
 logs order: 'reduce inputs as $e (…)' counts, sums or groups any number of
 events in the memory of its result. With --slurp it runs once over the array
 of all matching events: at most 200,000 when the program only reads fields
-of the events by name (only those are decoded), else 15,000 events or 5 MiB.
-The same filters as logs narrow the events first.
+of the events by name (only those are decoded; a group_by fits about
+120,000 in the memory a query may use), else 15,000 events or 5 MiB. The
+same filters as logs narrow the events first.
 
 The program cannot read the environment, files or modules. A page holds at
 most --limit values (1 MiB in all; a value over 64 KiB is replaced by a
@@ -120,6 +121,9 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 		f, err := o.filters.filter()
 		if err != nil {
 			return err
+		}
+		if o.slurp && o.null {
+			return usagef("--slurp and -n (--null-input) do not go together: with -n the program reads the events itself with input or inputs; keep one of them")
 		}
 		if o.limit < 1 || o.limit > query.MaxValues {
 			return usagef("--limit must be between 1 and %d", query.MaxValues)
