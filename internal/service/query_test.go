@@ -43,7 +43,7 @@ func TestQueryLimitsOverHTTP(t *testing.T) {
 		spec query.Spec
 		want string
 	}{
-		{query.Spec{Program: "length", Slurp: true}, "more than 15,000 events"},
+		{query.Spec{Program: "map(tojson) | length", Slurp: true}, "more than 15,000 events"},
 		{query.Spec{Program: "[range(5000000)] | length", Filter: filterSeqTo(1)}, "needed more than 24 MiB"},
 	} {
 		code, e := ts.postQuery(t, sess.SessionID, c.spec)
@@ -52,9 +52,15 @@ func TestQueryLimitsOverHTTP(t *testing.T) {
 		}
 	}
 	// Narrowed under the limit, the same slurp works.
-	spec := query.Spec{Program: "length", Slurp: true, Filter: filterSeqTo(query.MaxSlurp)}
+	spec := query.Spec{Program: "map(tojson) | length", Slurp: true, Filter: filterSeqTo(query.MaxSlurp)}
 	if code, e := ts.postQuery(t, sess.SessionID, spec); code != http.StatusOK {
 		t.Fatalf("slurp of %d events: %d %+v", query.MaxSlurp, code, e)
+	}
+	// Programs reading fields by name slurp more; -n reads any number.
+	for _, spec := range []query.Spec{{Program: "length", Slurp: true}, {Program: "reduce inputs as $e (0; . + 1)", NullInput: true}} {
+		if code, e := ts.postQuery(t, sess.SessionID, spec); code != http.StatusOK {
+			t.Fatalf("%q over %d events: %d %+v", spec.Program, query.MaxSlurp+1, code, e)
+		}
 	}
 }
 
