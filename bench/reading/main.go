@@ -1,18 +1,24 @@
 // Command reading measures what agents pay to read evidence from a session
 // of 1,000,000 ~200-byte events: logs pages (first, deep offset, filtered),
 // a streaming query next to jq (and gojq/jaq when installed) running the
-// same program over the same canonical file, and the service's memory.
+// same program over the same canonical file, aggregations over the whole
+// session (-n 'reduce inputs …') and over many events at once (--slurp of
+// programs that read a few fields) next to jq/jaq -n and -s, and the
+// service's memory, overall and per aggregation.
 package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentic-debug-mode/debug-mode/bench/internal/harness"
@@ -112,13 +118,20 @@ func run(bin string, n, runs, qruns int) error {
 		v, _ := exec.Command(path, "--version").Output()
 		rows = append(rows, row{fmt.Sprintf("%s -c, same program, same file (%s)", tool, strings.TrimSpace(string(v))), secs(d), fmt.Sprintf("debug-mode ×%.1f", d.Seconds()/dq.Seconds())})
 	}
+	aggRows, err := aggregations(env, s.SessionID, events, n, qruns, pid)
+	if err != nil {
+		return err
+	}
+	for _, r := range aggRows {
+		rows = append(rows, row{r[0], r[1], r[2]})
+	}
 	peak, _ := sampler.Stop()
 	mem, _ := harness.ReadMem(pid)
 	rows = append(rows, row{"service peak RSS while reading (sampled / VmHWM)", harness.MiB(peak) + " / " + harness.MiB(mem.HWM), "≤ 64 MiB"})
 
-	fmt.Printf("\n%-62s %-16s %s\n", "measure ("+harness.Group(int64(n))+" events, ~200 B each)", "figure", "target / comparison")
+	fmt.Printf("\n%-78s %-24s %s\n", "measure ("+harness.Group(int64(n))+" events, ~200 B each)", "figure", "target / comparison")
 	for _, r := range rows {
-		fmt.Printf("%-62s %-16s %s\n", r.name, r.figure, r.target)
+		fmt.Printf("%-78s %-24s %s\n", r.name, r.figure, r.target)
 	}
 	return nil
 }
@@ -154,3 +167,163 @@ func median(k int, f func() error) (time.Duration, error) {
 
 func ms(d time.Duration) string   { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// aggregations times counting over the whole session with -n (one event at
+// a time) and grouping many events at once with --slurp, each with the
+// service's peak RSS (VmHWM restarted before it), next to jq and jaq doing
+// the same on the same lines. Answers are compared as JSON values.
+func aggregations(env *harness.Env, id, events string, n, runs, pid int) ([][3]string, error) {
+	var rows [][3]string
+	tools := map[string]string{}
+	for _, tool := range []string{"jq", "jaq"} {
+		if path, err := exec.LookPath(tool); err == nil {
+			v, _ := exec.Command(path, "--version").Output()
+			tools[tool] = path
+			tools[tool+" version"] = strings.TrimSpace(string(v))
+		}
+	}
+	perItems := map[string]int{}
+	for i := 0; i < n; i++ {
+		perItems[fmt.Sprint(i%7)]++
+	}
+	counts, _ := json.Marshal(perItems)
+
+	// The first `slurp` lines of the file are the events --seq-to selects.
+	slurpFile := func(k int) (string, error) {
+		path := filepath.Join(filepath.Dir(events), fmt.Sprintf("first-%d.ndjson", k))
+		in, err := os.ReadFile(events)
+		if err != nil {
+			return "", err
+		}
+		lines := strings.SplitAfterN(string(in), "\n", k+1)
+		return path, os.WriteFile(path, []byte(strings.Join(lines[:min(k, len(lines))], "")), 0o600)
+	}
+	groupBy := `group_by(.data.items) | map({k: .[0].data.items, n: length})`
+	groups := func(k int) string {
+		per := map[int]int{}
+		for i := 0; i < k; i++ {
+			per[i%7]++
+		}
+		var out []map[string]int
+		for g := 0; g < 7; g++ {
+			out = append(out, map[string]int{"k": g, "n": per[g]})
+		}
+		b, _ := json.Marshal(out)
+		return string(b)
+	}
+	for _, m := range []struct {
+		name    string
+		args    []string // debug-mode query arguments
+		program string
+		jqFlag  string // -n or -s
+		events  int    // events selected (the file's first ones)
+		want    string // the answer, or "" when a refusal is expected
+	}{
+		{"-n count", []string{"-n"}, `reduce inputs as $e (0; . + 1)`, "-n", n, fmt.Sprint(n)},
+		{"-n counts per value", []string{"-n"}, `reduce inputs as $e ({}; .[$e.data.items | tostring] += 1)`, "-n", n, string(counts)},
+		{"-n maximum", []string{"-n"}, `reduce inputs as $e (null; [., $e.data.cart] | max)`, "-n", n, fmt.Sprintf("%q", fmt.Sprintf("c-%06d", n-1))},
+		{"--slurp group_by, 120,000 events", []string{"--seq-to", "120000", "--slurp"}, groupBy, "-s", 120_000, groups(120_000)},
+		{"--slurp group_by, 200,000 events", []string{"--seq-to", "200000", "--slurp"}, groupBy, "-s", 200_000, ""},
+		{"--slurp length, 200,000 events", []string{"--seq-to", "200000", "--slurp"}, `length`, "-s", 200_000, "200000"},
+	} {
+		if m.events > n {
+			continue
+		}
+		args := append(append([]string{"query", "--session", id, "--json"}, m.args...), m.program)
+		var answer, refusal string
+		var hwm int64
+		d, err := median(runs, func() error {
+			harness.ResetHWM(pid)
+			out, err := env.Run(args...)
+			if mem, merr := harness.ReadMem(pid); merr == nil && mem.HWM > hwm {
+				hwm = mem.HWM
+			}
+			if err != nil {
+				if m.want != "" {
+					return fmt.Errorf("%s: %v", m.name, err)
+				}
+				refusal = refusalKind(err)
+				return nil
+			}
+			var res struct {
+				Result struct {
+					Values []json.RawMessage `json:"values"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(out, &res); err != nil || len(res.Result.Values) != 1 {
+				return fmt.Errorf("%s: unexpected answer %s", m.name, out)
+			}
+			answer = string(res.Result.Values[0])
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		figure := secs(d) + ", " + harness.MiB(hwm)
+		verdict := "answer checked"
+		switch {
+		case m.want == "" && refusal != "":
+			verdict = "refused: " + refusal
+		case m.want == "":
+			verdict = "answered (fits on this run)"
+		case !sameJSON(answer, m.want):
+			return nil, fmt.Errorf("%s: answered %s, want %s", m.name, answer, m.want)
+		}
+		rows = append(rows, [3]string{"debug-mode query " + m.name + " (time, service VmHWM)", figure, verdict})
+		file := events
+		if m.events < n {
+			if file, err = slurpFile(m.events); err != nil {
+				return nil, err
+			}
+		}
+		for _, tool := range []string{"jq", "jaq"} {
+			path, ok := tools[tool]
+			if !ok {
+				continue
+			}
+			var got string
+			var peak int64
+			td, err := median(runs, func() error {
+				cmd := exec.Command(path, "-c", m.jqFlag, m.program, file)
+				out, err := cmd.Output()
+				if cmd.ProcessState != nil {
+					if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > peak {
+						peak = ru.Maxrss << 10
+					}
+				}
+				got = strings.TrimSpace(string(out))
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %v", tool, m.name, err)
+			}
+			if m.want != "" && !sameJSON(got, m.want) {
+				return nil, fmt.Errorf("%s %s: answered %s, want %s", tool, m.name, got, m.want)
+			}
+			rows = append(rows, [3]string{fmt.Sprintf("  %s -c %s, same program, same events (%s)", tool, m.jqFlag, tools[tool+" version"]), secs(td) + ", " + harness.MiB(peak),
+				fmt.Sprintf("debug-mode ×%.1f", td.Seconds()/d.Seconds())})
+		}
+	}
+	return rows, nil
+}
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// refusalKind names the bound that refused a query.
+func refusalKind(err error) string {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "needs too much memory"):
+		return "stopped at the 24 MiB query memory bound (the message offers the -n form)"
+	case strings.Contains(msg, "too much evidence"):
+		return "refused at the slurp limit"
+	default:
+		return msg
+	}
+}
