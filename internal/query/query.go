@@ -187,7 +187,7 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	ctx, stopGuard := guardMemory(ctx)
+	ctx, stopGuard := guardMemory(ctx, spec.Slurp || spec.NullInput)
 	defer stopGuard()
 	p := Page{SessionID: sessionID, Cycle: snap.Epoch, Version: snap.Version(), Values: []json.RawMessage{}, Warnings: []string{}, Matched: -1}
 	out := &collector{page: &p, limit: limit}
