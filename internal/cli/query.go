@@ -38,10 +38,9 @@ sequence), and each output value is printed on its own line. With -n it runs
 once, on null, and input/inputs read the matching events one at a time in
 logs order: 'reduce inputs as $e (…)' counts, sums or groups any number of
 events in the memory of its result. With --slurp it runs once over the array
-of all matching events: at most 200,000 when the program only reads fields
-of the events by name (only those are decoded; a group_by fits about
-150,000 in the memory a query may use), else 15,000 events or 5 MiB. The
-same filters as logs narrow the events first.
+of all matching events: at most 150,000 when the program only reads fields
+of the events by name (only those are decoded), else 15,000 events or
+5 MiB. The same filters as logs narrow the events first.
 
 The program cannot read the environment, files or modules. A page holds at
 most --limit values (1 MiB in all; a value over 64 KiB is replaced by a

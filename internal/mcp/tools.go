@@ -191,7 +191,7 @@ type QueryInput struct {
 	Session string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
 	Program string `json:"program,omitempty" cli:"arg" jsonschema:"the jq program, run once per event (or once over all of them with slurp, or once reading them with inputs with null-input), e.g. select(.data.total < 0) | {seq: .sequence, total: .data.total}"`
 	Filters
-	Slurp     bool              `json:"slurp,omitempty" jsonschema:"run the program once over the array of all matching events (at most 200,000 when it only reads fields by name, else 15,000)"`
+	Slurp     bool              `json:"slurp,omitempty" jsonschema:"run the program once over the array of all matching events (at most 150,000 when it only reads fields by name, else 15,000)"`
 	NullInput bool              `json:"null-input,omitempty" jsonschema:"run the program once on null; input and inputs read the matching events one at a time, so reduce inputs as $e (...) aggregates any number of them, e.g. reduce inputs as $e ({}; .[$e.data.month] += 1)"`
 	Arg       map[string]string `json:"arg,omitempty" jsonschema:"bind $NAME to a string: {\"NAME\": \"value\"}"`
 	ArgJSON   map[string]any    `json:"argjson,omitempty" jsonschema:"bind $NAME to a JSON value: {\"NAME\": [1, 2]}"`

@@ -63,3 +63,40 @@ func BenchmarkStreamingSelect(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkNullInputReduce counts events per value with -n over the whole
+// session, one event at a time (the figure compared with jq -n in bench/).
+func BenchmarkNullInputReduce(b *testing.B) {
+	n := 100_000
+	if v := os.Getenv("BENCH_EVENTS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	s := benchSession(b, n)
+	spec := Spec{Program: `reduce inputs as $e ({}; .[$e.data.items | tostring] += 1)`, NullInput: true}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p, err := Run(context.Background(), s, spec, Position{}, 0)
+		if err != nil || p.Events != n {
+			b.Fatalf("read %d events: %v", p.Events, err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkSlurpFields groups events with --slurp when the program reads one
+// field: only that field is decoded, and equal values are shared.
+func BenchmarkSlurpFields(b *testing.B) {
+	n := 100_000
+	if v := os.Getenv("BENCH_EVENTS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	s := benchSession(b, n)
+	spec := Spec{Program: `group_by(.data.items) | map({k: .[0].data.items, n: length})`, Slurp: true}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(context.Background(), s, spec, Position{}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

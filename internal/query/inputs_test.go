@@ -15,7 +15,7 @@ import (
 // and groups 1,000,000 events exactly, and the live heap grows by what the
 // program keeps (a few counters), not by the events: decoded whole they
 // would take ~900 MiB, and --slurp refuses them (the most it loads is
-// 200,000). Before, input and inputs were refused outright.
+// 150,000). Before, input and inputs were refused outright.
 func TestNullInputAggregatesAMillionEvents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 1,000,000-event session")

@@ -71,7 +71,7 @@ func TestSlurpOverLimitIsRefusedBeforeReading(t *testing.T) {
 		{"all events", `map(tojson) | length`, store.Filter{}, wholeLimit},
 		{"a filter the index answers", `map(tojson) | length`, store.Filter{Hypotheses: []string{"H1", "H2"}}, wholeLimit},
 		{"a filter on the text", `map(tojson) | length`, store.Filter{Location: "src/cart/total.py"}, wholeLimit},
-		// A program reading only fields by name: the 200,000-event limit.
+		// A program reading only fields by name: the 150,000-event limit.
 		{"fields, all events", `length`, store.Filter{}, fieldsLimit},
 		{"fields, a filter on the text", `length`, store.Filter{Location: "src/cart/total.py"}, fieldsLimit},
 	} {
@@ -114,8 +114,8 @@ func TestSlurpOverLimitIsRefusedBeforeReading(t *testing.T) {
 // What the slurp refusals must say: the limit, the -n form built from the
 // program, and the filters.
 var (
-	wholeLimit  = []string{"15,000 events", "5 MiB", "may slurp 200,000", `-n 'reduce inputs as $e (0; . + 1)'`, "--hypothesis"}
-	fieldsLimit = []string{"200,000 events", `-n 'reduce inputs as $e (0; . + 1)'`, "`status`", "--hypothesis"}
+	wholeLimit  = []string{"15,000 events", "5 MiB", "may slurp 150,000", `-n 'reduce inputs as $e (0; . + 1)'`, "--hypothesis"}
+	fieldsLimit = []string{"150,000 events", `-n 'reduce inputs as $e (0; . + 1)'`, "`status`", "--hypothesis"}
 )
 
 // TestQueryMemoryIsBounded: a program that builds a large value is stopped
@@ -183,11 +183,11 @@ func TestSlurpOfFieldsGoesPastTheWholeEventLimit(t *testing.T) {
 		filter store.Filter
 		want   string
 	}{
-		{`length`, store.Filter{}, "200000"},
-		{`map(select(.data.items == 3)) | length`, store.Filter{}, "28571"},
+		{`length`, store.Filter{}, "150000"},
+		{`map(select(.data.items == 3)) | length`, store.Filter{}, "21429"},
 		{`map(.hypothesisId) | unique`, store.Filter{}, `["H1","H2","H3","H4","H5"]`},
-		{`group_by(.data.items) | map({k: .[0].data.items, n: length})`, store.Filter{SeqTo: 119_000},
-			`[{"k":0,"n":17000},{"k":1,"n":17000},{"k":2,"n":17000},{"k":3,"n":17000},{"k":4,"n":17000},{"k":5,"n":17000},{"k":6,"n":17000}]`},
+		{`group_by(.data.items) | map({k: .[0].data.items, n: length})`, store.Filter{},
+			`[{"k":0,"n":21429},{"k":1,"n":21429},{"k":2,"n":21429},{"k":3,"n":21429},{"k":4,"n":21428},{"k":5,"n":21428},{"k":6,"n":21428}]`},
 		{`group_by(.hypothesisId) | map({h: .[0].hypothesisId, n: length, items: (map(.data.items) | max)})`, store.Filter{SeqTo: 100_000},
 			`[{"h":"H1","items":6,"n":20000},{"h":"H2","items":6,"n":20000},{"h":"H3","items":6,"n":20000},{"h":"H4","items":6,"n":20000},{"h":"H5","items":6,"n":20000}]`},
 	} {
@@ -207,7 +207,7 @@ func TestSlurpOfFieldsGoesPastTheWholeEventLimit(t *testing.T) {
 	// Past what fits, the watchdog stops it and offers the -n form.
 	_, err := Run(context.Background(), s, Spec{Program: `group_by(.data.cart) | map({c: .[0].data.cart, n: length})`, Slurp: true}, Position{}, 0)
 	if !errors.Is(err, ErrMemory) {
-		t.Fatalf("grouping 200,000 distinct carts: %v, want the memory limit", err)
+		t.Fatalf("grouping 150,000 distinct carts: %v, want the memory limit", err)
 	}
 	for _, want := range []string{"24 MiB", "--slurp holds every event", `-n 'reduce inputs as $e ({}; .[$e.data.cart | tostring] += 1)'`, "--hypothesis"} {
 		if !strings.Contains(err.Error(), want) {

@@ -33,8 +33,10 @@ const (
 	MaxSlurpBytes = 5 << 20  // stored bytes of whole events --slurp will load at once (decoded, they take 3–4 times that)
 	// MaxSlurpFields is how many events --slurp loads when the program
 	// provably reads only some of their fields (eventReads): those alone
-	// are decoded, and equal ones shared.
-	MaxSlurpFields = 200_000
+	// are decoded, and equal ones shared, so an event costs 16 bytes. What
+	// gojq builds over them costs more: a group_by ~140 bytes an event,
+	// which puts 150,000 just inside MaxMemory (200,000 is stopped there).
+	MaxSlurpFields = 150_000
 	Timeout        = 20 * time.Second
 )
 
