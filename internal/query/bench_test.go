@@ -72,7 +72,11 @@ func BenchmarkNullInputReduce(b *testing.B) {
 		fmt.Sscan(v, &n)
 	}
 	s := benchSession(b, n)
-	spec := Spec{Program: `reduce inputs as $e ({}; .[$e.data.items | tostring] += 1)`, NullInput: true}
+	prog := `reduce inputs as $e ({}; .[$e.data.items | tostring] += 1)`
+	if v := os.Getenv("BENCH_PROGRAM"); v != "" {
+		prog = v
+	}
+	spec := Spec{Program: prog, NullInput: true}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p, err := Run(context.Background(), s, spec, Position{}, 0)
@@ -90,6 +94,7 @@ func BenchmarkSlurpFields(b *testing.B) {
 	if v := os.Getenv("BENCH_EVENTS"); v != "" {
 		fmt.Sscan(v, &n)
 	}
+	n = min(n, MaxSlurpFields)
 	s := benchSession(b, n)
 	spec := Spec{Program: `group_by(.data.items) | map({k: .[0].data.items, n: length})`, Slurp: true}
 	b.ResetTimer()

@@ -44,6 +44,10 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 	ctx, cancel := context.WithCancel(ctx)
 	ordered := make(chan *batch, 8)
 	jobs := make(chan *batch, 8)
+	// Decoded values never point into a batch's lines, so a decoded batch
+	// hands its buffers back: the walk allocates a few of them, not one per
+	// batch (that garbage was most of what a fast -n reduce allocated).
+	free := make(chan *batch, 24)
 	var wg sync.WaitGroup
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	for range workers {
@@ -92,6 +96,10 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 						b.outs[i] = eval(ev)
 					}
 				}
+				select {
+				case free <- &batch{lines: b.lines[:0], arena: b.arena[:0]}: // seqs stay: the reader uses them
+				default:
+				}
 				b.lines, b.arena = nil, nil
 				close(b.done)
 			}
@@ -127,7 +135,16 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 				return
 			}
 		}
-		b := &batch{done: make(chan struct{})}
+		next := func() *batch {
+			select {
+			case b := <-free:
+				b.done = make(chan struct{})
+				return b
+			default:
+				return &batch{done: make(chan struct{})}
+			}
+		}
+		b := next()
 		for {
 			seq, line, ok, err := it.Next()
 			if err == nil && ok && line == nil {
@@ -158,7 +175,7 @@ func stream(ctx context.Context, it *store.Cursor, skip int, paths *pathCheck, e
 				if !send(b) {
 					return
 				}
-				b = &batch{done: make(chan struct{})}
+				b = next()
 			}
 		}
 	}()
