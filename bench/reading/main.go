@@ -320,8 +320,11 @@ func aggregations(env *harness.Env, id, events string, n, runs, pid int) ([][3]s
 			if m.want != "" && !sameJSON(got, m.want) {
 				return nil, fmt.Errorf("%s %s: answered %s, want %s", tool, m.name, got, m.want)
 			}
-			rows = append(rows, [3]string{fmt.Sprintf("  %s -c %s, same program, same events (%s)", tool, m.jqFlag, tools[tool+" version"]), secs(td) + ", " + harness.MiB(peak) + " (sampled)",
-				fmt.Sprintf("debug-mode ×%.1f", td.Seconds()/d.Seconds())})
+			versus := fmt.Sprintf("debug-mode ×%.1f", td.Seconds()/d.Seconds())
+			if refusal != "" {
+				versus = "(debug-mode refused)"
+			}
+			rows = append(rows, [3]string{fmt.Sprintf("  %s -c %s, same program, same events (%s)", tool, m.jqFlag, tools[tool+" version"]), secs(td) + ", " + harness.MiB(peak) + " (sampled)", versus})
 		}
 	}
 	return rows, nil
