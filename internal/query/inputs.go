@@ -11,6 +11,8 @@ import (
 // number of events.
 type eventInputs struct {
 	ctx     context.Context
+	start   func() <-chan *batch // begins the walk
+	stop    func()
 	batches <-chan *batch
 	paths   *pathCheck
 	cur     *batch
@@ -24,6 +26,9 @@ func (in *eventInputs) Next() (any, bool) {
 	for in.cur == nil || in.i == len(in.cur.evs) {
 		if in.err != nil {
 			return in.err, true
+		}
+		if in.batches == nil {
+			in.batches = in.start()
 		}
 		b, ok := <-in.batches
 		if !ok {
@@ -48,6 +53,13 @@ func (in *eventInputs) Next() (any, bool) {
 	in.i++
 	in.read++
 	return v, true
+}
+
+// close ends the walk, if it began.
+func (in *eventInputs) close() {
+	if in.stop != nil {
+		in.stop()
+	}
 }
 
 // noInputs makes input and inputs fail clearly outside -n.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
@@ -22,6 +23,8 @@ func TestNullInputAggregatesAMillionEvents(t *testing.T) {
 	}
 	const n = 1_000_000
 	s := benchSession(t, n)
+	timeout = 5 * time.Minute // about 3 s alone; much more beside other builds
+	defer func() { timeout = Timeout }()
 	perItems := map[string]int{}
 	for i := 0; i < n; i++ {
 		perItems[fmt.Sprint(i%7)]++

@@ -43,6 +43,10 @@ const (
 // useProjection lets tests compare projected and whole-event runs.
 var useProjection = true
 
+// timeout is Timeout; tests of large sessions on a loaded machine raise it
+// (they bound memory, not time).
+var timeout = Timeout
+
 // ErrCompile is wrapped by every error in the program itself (usage errors).
 var ErrCompile = errors.New("the jq program does not compile")
 
@@ -187,7 +191,7 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 	if err != nil {
 		return Page{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, stopGuard := guardMemory(ctx, spec.Slurp || spec.NullInput)
 	defer stopGuard()
@@ -247,9 +251,14 @@ func RunOn(ctx context.Context, sessionID string, open func() (*store.Snapshot, 
 			p.Events, p.Matched = len(all), len(all)
 			events = all
 		} else {
-			batches, stop := stream(ctx, it, 0, paths, nil, proj)
-			in.ctx, in.batches, in.paths = ctx, batches, paths
-			defer stop()
+			// The walk starts when the program first reads an input.
+			in.ctx, in.paths = ctx, paths
+			in.start = func() <-chan *batch {
+				batches, stop := stream(ctx, it, 0, paths, nil, proj)
+				in.stop = stop
+				return batches
+			}
+			defer in.close()
 		}
 		o := evaluate(ctx, code, events, vars, pos.Skip, limit)
 		if spec.NullInput {
