@@ -434,7 +434,7 @@ func stopped(ctx context.Context, spec Spec) error {
 		return fmt.Errorf("%w: it needed more than %d MiB while it ran, the most a query may use; %s, or filter the events first (%s)",
 			ErrMemory, MaxMemory>>20, instead, filterFlags)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: it ran longer than %s; filter the events first (%s) or simplify it", ErrProgram, Timeout, filterFlags)
+		return fmt.Errorf("%w: it ran longer than %s; filter the events first (%s) or simplify it", ErrProgram, timeout, filterFlags)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
