@@ -71,10 +71,15 @@ func TestBodyBudgetBoundsMemory(t *testing.T) {
 			}
 			t.Logf("%d × %d-byte bodies of %s: heap grew %.1f MiB", parallel, len(body), c.name, float64(grew)/(1<<20))
 			// The budget holds two of these bodies at once; on top come the
-			// parts being validated and the index of the stored events.
+			// parts being validated (a heap profile at the peak puts ~6 MiB
+			// in store.checkLine), the index of the stored events, and what
+			// was allocated during a concurrent mark, which the live-heap
+			// figure counts as live: on a loaded machine, where marking takes
+			// longer, that alone has lifted the figure from ~21 to 26 MiB.
 			// Keeping every line's outcome, as before, cost 121 MiB of live heap
-			// for good lines and 3.0 GiB for refused ones.
-			if limit := int64(BodyBudgetBytes + 8<<20); grew > limit {
+			// for good lines and 3.0 GiB for refused ones, so the bound still
+			// tells a regression from noise by a factor of four.
+			if limit := int64(BodyBudgetBytes + 14<<20); grew > limit {
 				t.Fatalf("%d bodies of %d bytes grew the heap by %.1f MiB; the budget for bodies is %d MiB, so it must stay under %d MiB",
 					parallel, len(body), float64(grew)/(1<<20), BodyBudgetBytes>>20, limit>>20)
 			}
