@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -22,6 +23,8 @@ type createOptions struct {
 	root           string
 	language       string
 	ingest         string
+	forPath        string
+	quiet          bool
 }
 
 func newCreateCmd(e *env) *cobra.Command {
@@ -51,9 +54,15 @@ absolute path a helper sends joins its region exactly from any subfolder.
 --language and --ingest also print the probe template for that language,
 this session's values filled in, as template --language <lang> --ingest
 <http|file> --session <id> would: one command to start instrumenting. A Go
-or Java helper takes the package of the current folder when it has one;
-write it into another package with template --section helper --dir.`,
-		Example: "  debug-mode create\n  debug-mode create --language python --ingest file\n  debug-mode create --root ../service",
+or Java helper takes the package of the current folder when it has one.
+--for <file> (a source file you will probe, or its folder) saves a Go or
+Java helper (or a browser module) beside it, its package read from that
+file, so nothing is pasted: run it from anywhere, e.g. the repository root.
+A file of that name that is not a helper is never overwritten.
+
+--quiet prints the session id alone, for id=$(debug-mode create --quiet);
+--json is unchanged.`,
+		Example: "  debug-mode create\n  debug-mode create --language python --ingest file\n  debug-mode create --language go --ingest file --for expirable/expirable.go\n  debug-mode create --root ../service",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRemovedFlags(cmd); err != nil {
@@ -66,6 +75,8 @@ write it into another package with template --section helper --dir.`,
 	addRemovedFlags(cmd)
 	cmd.Flags().StringVar(&o.language, "language", "", "also print the probe template for this language: "+languageList())
 	cmd.Flags().StringVar(&o.ingest, "ingest", "", "the template's transport (with --language): file (every language) or http (browser code)")
+	cmd.Flags().StringVar(&o.forPath, "for", "", "with --language: save a Go or Java helper (or a browser module) beside this source file (or in this folder), in its package")
+	cmd.Flags().BoolVar(&o.quiet, "quiet", false, "print only the session id (JSON is unchanged)")
 	cmd.Flags().Int64Var(&o.maxPerLocation, "max-per-location", sessionenv.DefaultMaxPerLocation, "events a helper sends per location per process before it holds the rest back")
 	return cmd
 }
@@ -81,7 +92,10 @@ func (o *createOptions) run() error {
 	// The template is checked before the session exists, so a bad
 	// language leaves no session behind.
 	var t *templates.Template
+	var helperDir string
 	switch {
+	case o.forPath != "" && o.language == "":
+		return usagef("--for places the helper of --language (with --ingest): e.g. debug-mode create --language go --ingest file --for %s", o.forPath)
 	case o.language != "" && o.ingest == "":
 		return usagef("--language needs --ingest: file (every language) or http (browser code)")
 	case o.language == "" && o.ingest != "":
@@ -93,7 +107,11 @@ func (o *createOptions) run() error {
 		// Go and Java: the package of the current folder, as template
 		// reads it; where it cannot tell, the placeholder stays listed for
 		// template --dir or --package to fill when the helper is written.
-		if t.NeedsPackage() {
+		if o.forPath != "" {
+			if helperDir, err = forTarget(t, o.forPath); err != nil {
+				return err
+			}
+		} else if t.NeedsPackage() {
 			if name, err := t.DetectPackage("."); err == nil {
 				t.FillPackage(name)
 			}
@@ -120,9 +138,21 @@ func (o *createOptions) run() error {
 			limit = info.MaxPerLocation
 		}
 		t.SetCap(limit)
+		if helperDir != "" {
+			if _, err := t.WriteHelper(helperDir); err != nil {
+				return err
+			}
+		}
 		res.Template = &templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema, SessionID: info.SessionID}
 	}
 	return o.printer().Result("create", res, func(w io.Writer) {
+		if o.quiet {
+			io.WriteString(w, info.SessionID+"\n")
+			if t != nil && t.HelperWritten != "" {
+				fmt.Fprintf(o.err, "Helper written: %s\n", t.HelperWritten)
+			}
+			return
+		}
 		output.Create(w, info)
 		if t != nil {
 			io.WriteString(w, "\n")

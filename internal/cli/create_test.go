@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -135,4 +137,77 @@ func count(envelope string) int {
 	}
 	json.Unmarshal([]byte(envelope), &env)
 	return len(env.Result.Sessions)
+}
+
+// create --for saves a Go helper beside the file to probe, in that file's
+// package, run from the repository root (whose own package differs): no
+// command to find the package or write the file. A file of that name that
+// is not a helper is never overwritten, and no session is made for it.
+func TestCreateForFile(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	writeTestFile(t, "go.mod", "module example.com/lru\n\ngo 1.22\n")
+	writeTestFile(t, "lru.go", "package lru\n")
+	writeTestFile(t, "expirable/expirable.go", "// Package expirable.\npackage expirable\n")
+	writeTestFile(t, "expirable/expirable_test.go", "package expirable_test\n")
+	out, errOut, code := runMain("create", "--language", "go", "--ingest", "file", "--for", "expirable/expirable.go")
+	if code != 0 || !strings.Contains(out, "HELPER written to expirable/agent_debug_log.go") || strings.Contains(out, "package expirable") {
+		t.Fatalf("create --for: exit %d %s\n%s", code, errOut, out)
+	}
+	b, err := os.ReadFile("expirable/agent_debug_log.go")
+	if err != nil || !strings.Contains(string(b), "\npackage expirable\n") || strings.Contains(string(b), "__") {
+		t.Fatalf("the helper written: %v\n%s", err, b)
+	}
+	// An external test file: the folder's package. Again: the helper is replaced.
+	out, errOut, code = runMain("template", "--language", "go", "--ingest", "file", "--section", "helper", "--for", "expirable/expirable_test.go")
+	if code != 0 || out != "Helper written: expirable/agent_debug_log.go\n" {
+		t.Errorf("template --for a test file: exit %d %s\n%s", code, errOut, out)
+	}
+	if b, _ := os.ReadFile("expirable/agent_debug_log.go"); !strings.Contains(string(b), "\npackage expirable\n") {
+		t.Errorf("template --for an external test file wrote:\n%s", b)
+	}
+	writeTestFile(t, "expirable/agent_debug_log.go", "package expirable // the project's own\n")
+	before, _, _ := runMain("sessions", "--all", "--json")
+	out, errOut, code = runMain("create", "--language", "go", "--ingest", "file", "--for", "expirable")
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, "is not a debug-mode helper") {
+		t.Errorf("create --for over a file of the project's: exit %d, %q, %q", code, out, errOut)
+	}
+	if b, _ := os.ReadFile("expirable/agent_debug_log.go"); string(b) != "package expirable // the project's own\n" {
+		t.Errorf("the project's file was changed:\n%s", b)
+	}
+	if after, _, _ := runMain("sessions", "--all", "--json"); count(after) != count(before) {
+		t.Errorf("a refused create --for made a session")
+	}
+	if _, errOut, code := runMain("create", "--for", "lru.go"); code != ExitUsage || !strings.Contains(errOut, "--language") {
+		t.Errorf("--for without --language: exit %d %q", code, errOut)
+	}
+}
+
+// create --quiet prints the session id alone (id=$(debug-mode create
+// --quiet)); --json is unchanged by it.
+func TestCreateQuiet(t *testing.T) {
+	out, errOut, code := runMain("create", "--quiet")
+	if code != 0 || !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n$`).MatchString(out) {
+		t.Errorf("create --quiet: exit %d %q %q", code, out, errOut)
+	}
+	out, _, code = runMain("create", "--quiet", "--json")
+	var env struct {
+		Result struct {
+			SessionID  string `json:"sessionId"`
+			AppendPath string `json:"appendPath"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); code != 0 || err != nil || env.Result.SessionID == "" || env.Result.AppendPath == "" {
+		t.Errorf("create --quiet --json: exit %d %v\n%s", code, err, out)
+	}
+}
+
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -22,6 +22,7 @@ type templateOptions struct {
 	session  string
 	pkg      string
 	dir      string
+	forPath  string
 	pkgSet   func() bool
 }
 
@@ -45,7 +46,8 @@ Go and Java helpers name their package: template fills it in with
 --package, else with the package of the folder the helper is saved in
 (--dir, default the working directory): the package clause of its .go
 files, or for Java the package of a .java file there or its path below
-src/main/java.
+src/main/java. --for <file> saves the helper beside that source file (or
+in that folder) in its package, and prints where, instead of the helper.
 
 Templates are the same for every session. --session fills in that session's
 Ingest URL or Append Path; --section helper, import or call prints only that
@@ -57,6 +59,7 @@ debug-mode keeps the helper (helperPath) and each file pastes the import.
 
 Supported: ` + templates.SupportedText() + `.`,
 		Example: `  debug-mode template --language python --ingest file
+  debug-mode template --language go --ingest file --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --for cache/lru.go
   debug-mode template --language typescript --ingest http --section helper --session 707225a6-8e0f-4db4-b64b-e261bd6a861a > agentLog.ts`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return o.run() },
@@ -67,6 +70,7 @@ Supported: ` + templates.SupportedText() + `.`,
 	cmd.Flags().StringVar(&o.session, "session", "", "fill in this session's Ingest URL or Append Path")
 	cmd.Flags().StringVar(&o.pkg, "package", "", "Go and Java: the helper's package (Java: empty for the default package)")
 	cmd.Flags().StringVar(&o.dir, "dir", "", "Go and Java: the folder the helper is saved in, whose package it takes (default: the working directory)")
+	cmd.Flags().StringVar(&o.forPath, "for", "", "Go, Java, browser modules: save the helper beside this source file (or in this folder), in its package")
 	o.pkgSet = func() bool { return cmd.Flags().Changed("package") }
 	return cmd
 }
@@ -102,7 +106,15 @@ func (o *templateOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if err := o.fillPackage(t); err != nil {
+	var helperDir string
+	if o.forPath != "" {
+		if o.pkgSet() || o.dir != "" {
+			return usagef("--for reads the folder and package from the file: leave out --package and --dir")
+		}
+		if helperDir, err = forTarget(t, o.forPath); err != nil {
+			return err
+		}
+	} else if err := o.fillPackage(t); err != nil {
 		return err
 	}
 	if o.section == "import" && t.Import == "" {
@@ -130,10 +142,17 @@ func (o *templateOptions) run() error {
 		res.SessionID = id
 	}
 	t.SetCap(limit)
+	if helperDir != "" {
+		if _, err := t.WriteHelper(helperDir); err != nil {
+			return err
+		}
+	}
 	return o.printer().Result("template", res, func(w io.Writer) {
 		switch o.section {
 		case "helper":
-			if t.Placement.Helper == templates.OutsideProject {
+			if t.HelperWritten != "" {
+				io.WriteString(w, "Helper written: "+t.HelperWritten+"\n")
+			} else if t.Placement.Helper == templates.OutsideProject {
 				io.WriteString(w, t.Import) // nothing to paste but the import
 			} else {
 				io.WriteString(w, t.Helper)
@@ -177,6 +196,25 @@ func (o *templateOptions) fillPackage(t *templates.Template) error {
 	}
 	t.FillPackage(name)
 	return nil
+}
+
+// forTarget fills the helper's package from --for and says the folder it
+// is saved in; it fails before anything is written (or a session made).
+func forTarget(t *templates.Template, target string) (string, error) {
+	dir, name, err := t.PackageFor(target)
+	if err != nil {
+		return "", usagef("%s", err.Error())
+	}
+	if t.NeedsPackage() {
+		if err := t.CheckPackage(name); err != nil {
+			return "", usagef("%s", err.Error())
+		}
+		t.FillPackage(name)
+	}
+	if _, err := t.HelperTarget(dir); err != nil {
+		return "", usagef("%s", err.Error())
+	}
+	return dir, nil
 }
 
 // lookupTemplate is the template for a language and transport, its helper

@@ -20,6 +20,11 @@ func Template(w io.Writer, t *templates.Template, probe, stored []evidence.Schem
 		fmt.Fprintln(w, "NOTE: not yet verified live: no CI with this runtime has run its end-to-end test.")
 	}
 	switch {
+	case t.HelperWritten != "":
+		fmt.Fprintf(w, "\nHELPER written to %s: nothing to paste (probes --remove --yes deletes it)\n", t.HelperWritten)
+		if t.Import != "" {
+			fmt.Fprintf(w, "\nIMPORT (paste once in each module with probes, the path relative to it)\n%s", withNewline(t.Import))
+		}
 	case t.Placement.Helper == templates.OutsideProject:
 		fmt.Fprintf(w, "\nHELPER none to paste: debug-mode keeps it at %s\n(the same for every session; create and template write it again when it is missing).\n", t.HelperPath)
 		fmt.Fprintf(w, "\nIMPORT (paste once in each file with probes, in its own region)\n%s", withNewline(t.Import))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/build"
+	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -102,4 +103,42 @@ func (t *Template) DetectPackage(dir string) (string, error) {
 		return "", fmt.Errorf("no .java file in %s and no src/…/java folder above it to take the package from: pass --package NAME (e.g. com.example.app; --package= for the default package)", abs)
 	}
 	return "", nil
+}
+
+// PackageFor is where a helper serves target (a source file to probe, or
+// its folder) and the package it then names: the file's own folder and
+// package clause, so a file named from anywhere needs no --dir or
+// --package. A Go external test file (package x_test) takes its folder's
+// package, which the helper file joins.
+func (t *Template) PackageFor(target string) (dir, name string, err error) {
+	fi, err := os.Stat(target)
+	if err != nil {
+		return "", "", fmt.Errorf("--for %s: no such file or folder: name the source file you will probe (e.g. --for cache/lru.go)", target)
+	}
+	if fi.IsDir() {
+		name, err = t.DetectPackage(target)
+		return target, name, err
+	}
+	dir = filepath.Dir(target)
+	switch t.Language {
+	case "go":
+		f, perr := parser.ParseFile(token.NewFileSet(), target, nil, parser.PackageClauseOnly)
+		if perr != nil || !strings.HasSuffix(target, ".go") {
+			return "", "", fmt.Errorf("--for %s is not a Go source file with a package clause: name a .go file of the package you will probe, or its folder", target)
+		}
+		if name = f.Name.Name; strings.HasSuffix(name, "_test") {
+			name, err = t.DetectPackage(dir)
+		}
+		return dir, name, err
+	case "java":
+		b, rerr := os.ReadFile(target)
+		if rerr != nil || !strings.HasSuffix(target, ".java") {
+			return "", "", fmt.Errorf("--for %s is not a readable .java file: name the Java file you will probe, or its folder", target)
+		}
+		if m := javaPackageDeclRE.FindSubmatch(b); m != nil {
+			return dir, string(m[1]), nil
+		}
+		return dir, "", nil // no declaration: the default package
+	}
+	return dir, "", nil
 }

@@ -102,19 +102,21 @@ type Placeholder struct {
 
 // Template is one language + transport combination, rendered.
 type Template struct {
-	Language     string        `json:"language"`
-	DisplayName  string        `json:"displayName"`
-	Ingest       string        `json:"ingest"`
-	DataEncoding string        `json:"dataEncoding"`
-	Placement    Placement     `json:"placement"`
-	Regions      Regions       `json:"regionMarkers"`
-	Helper       string        `json:"helper"`               // source to paste or save in the project; "" when it lives outside it
-	HelperPath   string        `json:"helperPath,omitempty"` // outside-project: the helper debug-mode keeps (see Place)
-	Import       string        `json:"import,omitempty"`     // the region each instrumented file pastes once to reach the helper
-	Call         string        `json:"call"`
-	Placeholders []Placeholder `json:"placeholders"`
-	Notes        []string      `json:"notes"`
-	VerifiedLive bool          `json:"verifiedLive"`
+	Language     string    `json:"language"`
+	DisplayName  string    `json:"displayName"`
+	Ingest       string    `json:"ingest"`
+	DataEncoding string    `json:"dataEncoding"`
+	Placement    Placement `json:"placement"`
+	Regions      Regions   `json:"regionMarkers"`
+	Helper       string    `json:"helper"`               // source to paste or save in the project; "" when it lives outside it
+	HelperPath   string    `json:"helperPath,omitempty"` // outside-project: the helper debug-mode keeps (see Place)
+	// HelperWritten is where --for saved an own-file helper (WriteHelper): nothing to paste.
+	HelperWritten string        `json:"helperWritten,omitempty"`
+	Import        string        `json:"import,omitempty"` // the region each instrumented file pastes once to reach the helper
+	Call          string        `json:"call"`
+	Placeholders  []Placeholder `json:"placeholders"`
+	Notes         []string      `json:"notes"`
+	VerifiedLive  bool          `json:"verifiedLive"`
 }
 
 // language is one registry entry.
