@@ -242,7 +242,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 			TimeoutMs: o.timeout.Milliseconds(), GraceMs: reproduce.DefaultGrace.Milliseconds()},
 		Evidence: output.EvidenceSummary{Version: st.Version, Events: st.Events, Hypotheses: st.Hypotheses, Rejected: st.Rejected,
 			FirstRejections: []store.Diagnostic{}, Warnings: st.Warnings, RedactedEvents: st.RedactedEvents,
-			HeldBack: st.HeldBack, HeldBackEvents: st.HeldBackEvents, HeldBackOmitted: st.HeldBackOmitted,
+			HeldBack: st.HeldBack, HeldBackEvents: st.HeldBackEvents, HeldBackOmitted: st.HeldBackOmitted, AtCap: []store.LocationCount{},
 			MaxPerLocation: st.MaxPerLocation, PendingBytes: st.PendingBytes, IngestURL: st.IngestURL, AppendPath: st.AppendPath}}
 	for _, d := range st.Diagnostics {
 		if d.Level == "rejected" && len(v.Evidence.FirstRejections) < maxFirstRejections {
@@ -267,6 +267,9 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 
 	var locs store.Locations
 	regionsErr := c.Call(http.MethodGet, "/v1/sessions/"+id+"/locations", nil, &locs)
+	if regionsErr == nil {
+		v.Evidence.AtCap = atCapUnreported(withoutLogpoints(locs.Locations, lps.Logpoints), st)
+	}
 	var rep *probes.Report
 	if regionsErr == nil {
 		rep, regionsErr = probes.Scan(probes.Options{Paths: []string{"."}})
@@ -309,16 +312,50 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 		}
 	}
 
-	if st.Events == 0 && st.Rejected == 0 && st.HeldBackEvents == 0 {
+	if st.Events == 0 && st.Rejected == 0 && st.HeldBackEvents == 0 && diffFrom == "" {
+		// With --diff an empty cycle is compared, not a mistake: the diff says what went.
 		v.Warnings = append(v.Warnings, "no evidence arrived: the probes did not run, the program was not rebuilt, or its helper points elsewhere (helpers read "+
 			sessionenv.AppendPath+" and "+sessionenv.IngestURL+" when set; see the regions above and debug-mode status --session "+id+")")
 	}
-	v.Next = o.next(id, v, diffFrom)
+	latest := ""
+	if o.capture == "" && diffFrom == "" {
+		var list service.CaptureList
+		if c.Call(http.MethodGet, "/v1/sessions/"+id+"/captures", nil, &list) == nil {
+			for _, x := range list.Captures { // oldest first: the last intact one
+				if x.Integrity == capture.IntegrityOK && x.Cycle != st.Epoch {
+					latest = x.ID
+				}
+			}
+		}
+	}
+	v.Next = o.next(id, v, diffFrom, latest)
 	return v
 }
 
+// atCapUnreported is each location whose events are a whole multiple of
+// the cap (one process per multiple) with no held-back record for it: a
+// helper that reached its cap and never said how much it held back.
+func atCapUnreported(locs []store.LocationCount, st service.StatusInfo) []store.LocationCount {
+	if st.MaxPerLocation <= 0 || st.HeldBackOmitted > 0 {
+		return []store.LocationCount{}
+	}
+	reported := map[string]bool{}
+	for _, h := range st.HeldBack {
+		reported[h.Location] = true
+	}
+	out := []store.LocationCount{}
+	for _, l := range locs {
+		if l.Events > 0 && l.Events%st.MaxPerLocation == 0 && !reported[l.Location] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // next is the commands that naturally follow, complete.
-func (o *reproduceOptions) next(id string, v output.ReproduceView, diffFrom string) []string {
+// latest is the session's newest capture of another cycle, if any: a plain
+// reproduce after one is most likely the run after the fix.
+func (o *reproduceOptions) next(id string, v output.ReproduceView, diffFrom, latest string) []string {
 	var n []string
 	if v.Evidence.Events > 0 {
 		n = append(n, "Read the events: "+output.CommandLine("logs", "--session", id))
@@ -345,7 +382,10 @@ func (o *reproduceOptions) next(id string, v output.ReproduceView, diffFrom stri
 	case v.Capture != nil:
 		n = append(n, "After the fix, compare: "+rerun("--diff", v.Capture.ID))
 	case diffFrom != "":
-		n = append(n, "Once the evidence proves the fix, remove the probes: "+output.CommandLine("probes", "--remove", "--yes"))
+		n = append(n, "If the comparison shows the fix (the wrong value gone, the rest unchanged), remove the probes with proof: "+output.CommandLine("probes", "--remove", "--yes"),
+			"If not, keep the probes, change the fix and compare again: "+rerun("--diff", diffFrom))
+	case latest != "":
+		n = append(n, "After a fix, compare with the capture taken before it: "+rerun("--diff", latest))
 	case v.Evidence.Events > 0:
 		n = append(n, "Before changing the code, freeze this cycle: "+output.CommandLine("capture", "--session", id, "--label", "before-fix"))
 	}

@@ -76,7 +76,7 @@ func init() { Tools = tools() } // not a plain initializer: a handler reads Tool
 
 func tools() []Tool {
 	return []Tool{
-		tool[CreateInput]("create", "Create a session", "create", Additive, "Returns the session id every other tool takes, the Ingest URL and the Append Path; with language and ingest also the probe template for that language, filled in for the session."),
+		tool[CreateInput]("create", "Create a session", "create", Additive, "Returns the session id every other tool takes, the Ingest URL and the Append Path; with language and ingest also the probe template for that language, filled in for the session.", "quiet"),
 		tool[TemplateInput]("template", "Probe template for a language", "template", ReadOnly, ""),
 		tool[ResetInput]("reset", "Reset a session's evidence", "reset", Destructive, ""),
 		tool[LogsInput]("logs", "Read events", "logs", ReadOnly, ""),
@@ -112,6 +112,7 @@ type CreateInput struct {
 	Ingest         string `json:"ingest,omitempty" jsonschema:"the template's transport, with language: file (every language) or http (browser code)"`
 	Root           string `json:"root,omitempty" jsonschema:"the project root event locations are stored relative to (default: the git top-level of the server's folder, else that folder)"`
 	MaxPerLocation int64  `json:"max-per-location,omitempty" jsonschema:"events a helper sends per location per process before it holds the rest back"`
+	For            string `json:"for,omitempty" jsonschema:"with language go or java: save the helper beside this source file (or in this folder), in its package, e.g. cache/lru.go"`
 }
 
 type ResetInput struct {
@@ -165,6 +166,7 @@ type TemplateInput struct {
 	Session  string  `json:"session,omitempty" jsonschema:"fill in this session's Ingest URL or Append Path"`
 	Package  *string `json:"package,omitempty" jsonschema:"Go and Java: the helper's package (Java: empty for the default package); default: the package of dir"`
 	Dir      string  `json:"dir,omitempty" jsonschema:"Go and Java: the folder the helper is saved in, whose package it takes (default: the server's working directory)"`
+	For      string  `json:"for,omitempty" jsonschema:"Go, Java, browser modules: save the helper beside this source file (or in this folder), in its package, instead of returning it to paste"`
 }
 
 // Filters are the event filters logs and query share.

@@ -61,6 +61,10 @@ type EvidenceSummary struct {
 	HeldBack        []store.HeldBackCount   `json:"heldBack"`
 	HeldBackEvents  int64                   `json:"heldBackEvents"`
 	HeldBackOmitted int                     `json:"heldBackOmitted"`
+	// AtCap is each location that sent a whole multiple of the cap with no
+	// held-back record: more were probably held back, unreported (a killed
+	// process, or one whose helper never flushed).
+	AtCap          []store.LocationCount `json:"atCapUnreported"`
 	MaxPerLocation  int64                   `json:"maxPerLocation"`
 	PendingBytes    int64                   `json:"incompleteRecordBytes"`
 	IngestURL       string                  `json:"ingestUrl"`
@@ -123,6 +127,18 @@ func Reproduce(w io.Writer, v ReproduceView) {
 		}
 		fmt.Fprintf(t, "%s\t%s\n", name, HeldBackLine(h))
 	}
+	for i, l := range e.AtCap {
+		if i == maxListed {
+			fmt.Fprintf(t, "\t… and %d more locations at the cap\n", len(e.AtCap)-maxListed)
+			break
+		}
+		name := "At cap"
+		if i > 0 {
+			name = ""
+		}
+		fmt.Fprintf(t, "%s\t%s events at %s (%s), a multiple of the cap of %s per location per process, and no held-back record arrived: more were probably held back but the process did not report it (killed, or ended before its helper flushed)\n",
+			name, thousands(l.Events), Escape(l.Location), Escape(hypothesisList(l.Hypotheses)), thousands(e.MaxPerLocation))
+	}
 	if e.RedactedEvents > 0 {
 		fmt.Fprintf(t, "Redacted\t%s had secret-looking values replaced before storage\n", plural(e.RedactedEvents, "event", "events"))
 	}
@@ -163,6 +179,14 @@ func Reproduce(w io.Writer, v ReproduceView) {
 			fmt.Fprintln(w, "  "+n)
 		}
 	}
+}
+
+func hypothesisList(hs []store.HypothesisCount) string {
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 // HeldBackLine is one held-back location, as status and reproduce say it.
