@@ -65,10 +65,10 @@ type EvidenceSummary struct {
 	// held-back record: more were probably held back, unreported (a killed
 	// process, or one whose helper never flushed).
 	AtCap          []store.LocationCount `json:"atCapUnreported"`
-	MaxPerLocation  int64                   `json:"maxPerLocation"`
-	PendingBytes    int64                   `json:"incompleteRecordBytes"`
-	IngestURL       string                  `json:"ingestUrl"`
-	AppendPath      string                  `json:"appendPath"`
+	MaxPerLocation int64                 `json:"maxPerLocation"`
+	PendingBytes   int64                 `json:"incompleteRecordBytes"`
+	IngestURL      string                `json:"ingestUrl"`
+	AppendPath     string                `json:"appendPath"`
 }
 
 // ReproduceRegions is the probe ledger of the working directory joined
