@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -290,22 +288,7 @@ func TestCompiledHelperWritesInTheBackground(t *testing.T) {
 			root := t.TempDir()
 			s := e.CreateAt(root)
 			lines := buildCompiled(t, e, p, lang, s.SessionID, root)
-			cmd := exec.Command(p.run[0], append(p.run[1:], "kill")...)
-			cmd.Dir = root
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			if sc := bufio.NewScanner(stdout); !sc.Scan() || sc.Text() != "logged" {
-				t.Fatalf("the program did not log: %q", sc.Text())
-			}
-			time.Sleep(500 * time.Millisecond) // the writer runs every 20 ms
-			cmd.Process.Signal(syscall.SIGKILL)
-			cmd.Wait()
+			killAfterLogged(t, root, nil, append(p.run, "kill")...)
 			evs := e.Logged(s.SessionID)
 			if len(evs) != 3 {
 				t.Fatalf("%d events delivered before SIGKILL, want 3: %v", len(evs), evs)
@@ -316,5 +299,61 @@ func TestCompiledHelperWritesInTheBackground(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompiledHelperReportsHeldBackWhenKilled: with a cap of 2, the
+// location logged 3 times sends 2 events and reports the third as held
+// back from the background, before the program is killed with SIGKILL.
+func TestCompiledHelperReportsHeldBackWhenKilled(t *testing.T) {
+	for lang, p := range compiledPrograms {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			requireRuntimes(t, p.runtimes)
+			e := NewEnv(t)
+			root := t.TempDir()
+			s := e.CreateAt(root)
+			lines := buildCompiled(t, e, p, lang, s.SessionID, root)
+			killAfterLogged(t, root, []string{"AGENT_DEBUG_MODE_MAX_PER_LOCATION=2"}, append(p.run, "kill")...)
+			if evs := e.Logged(s.SessionID); len(evs) != 2 {
+				t.Errorf("%d events delivered before SIGKILL, want the cap of 2: %v", len(evs), evs)
+			}
+			checkHeldBack(t, e, s.SessionID, p.file+":"+strconv.Itoa(lines["@KILL@"]), 1)
+		})
+	}
+}
+
+// TestGoHelperWritesTheFirstEventAtOnce: the first event of a process is
+// written at once, not at the writer's next tick, so a program killed 10 ms
+// after its only event (before a 20 ms timer) still delivered it.
+func TestGoHelperWritesTheFirstEventAtOnce(t *testing.T) {
+	requireRuntimes(t, []string{"go"})
+	t.Parallel()
+	e := NewEnv(t)
+	root := t.TempDir()
+	s := e.CreateAt(root)
+	var tmpl renderedTemplate
+	e.JSON(&tmpl, "template", "--language", "go", "--ingest", "file", "--session", s.SessionID, "--package", "main")
+	writeFile(t, filepath.Join(root, "agent_debug_log.go"), tmpl.Helper)
+	writeFile(t, filepath.Join(root, "main.go"), `package main
+
+import (
+	"syscall"
+	"time"
+)
+
+func main() {
+	agentLog("H1", "only", func() any { return 1 })
+	time.Sleep(10 * time.Millisecond)
+	syscall.Kill(syscall.Getpid(), syscall.SIGKILL)
+}
+`)
+	runIn(t, root, nil, "go", "mod", "init", "example.com/early")
+	runIn(t, root, nil, "go", "build", "-o", "program", ".")
+	cmd := exec.Command("./program")
+	cmd.Dir = root
+	cmd.Run()
+	if evs := e.Logged(s.SessionID); len(evs) != 1 {
+		t.Errorf("%d events from a program killed 10 ms after its first, want 1", len(evs))
 	}
 }

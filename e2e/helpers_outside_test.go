@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -238,7 +239,7 @@ var capPrograms = map[string]struct {
 
 // TestHelperCapAndHeldBack: AGENT_DEBUG_MODE_MAX_PER_LOCATION and
 // AGENT_DEBUG_MODE_APPEND_PATH win over what the import line binds; a capped
-// location sends cap events and, at exit, exactly one held-back record.
+// location sends cap events and held-back records whose count ends at 15.
 func TestHelperCapAndHeldBack(t *testing.T) {
 	for lang, p := range capPrograms {
 		t.Run(lang, func(t *testing.T) {
@@ -287,18 +288,27 @@ func readLines(t *testing.T, path string) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-// checkCapped: 10 H1 events, 3 H2 events, and one held-back record for H1's
-// location (as the helper sent it: an absolute path) with 15 held back.
+// checkCapped: 10 H1 events, 3 H2 events, and held-back records for H1's
+// location (as the helper sent it: an absolute path) whose running total
+// never shrinks and ends at 15 (a helper may report it when the cap is
+// first reached and again as it grows).
 func checkCapped(t *testing.T, lines []string, hot string) {
 	t.Helper()
-	heldRE := regexp.MustCompile(`^\{"agentDebugHeldBack":\{"hypothesisId":"H1","location":"` + regexp.QuoteMeta(hot) + `","count":15,"cap":10,"process":"\d+-\d{13}"\}\}$`)
-	counts, held := map[string]int{}, 0
+	heldRE := regexp.MustCompile(`^\{"agentDebugHeldBack":\{"hypothesisId":"H1","location":"` + regexp.QuoteMeta(hot) + `","count":(\d+),"cap":10,"process":"\d+-\d{13}"\}\}$`)
+	counts, held, last := map[string]int{}, 0, 0
 	for _, l := range lines {
 		if strings.HasPrefix(l, `{"agentDebugHeldBack"`) {
 			held++
-			if !heldRE.MatchString(l) {
+			m := heldRE.FindStringSubmatch(l)
+			if m == nil {
 				t.Errorf("held-back record %s, want the format %s", l, heldRE)
+				continue
 			}
+			n, _ := strconv.Atoi(m[1])
+			if n <= last || n > 15 {
+				t.Errorf("held-back count %d after %d: a running total grows, up to 15", n, last)
+			}
+			last = n
 			continue
 		}
 		var ev struct {
@@ -309,8 +319,8 @@ func checkCapped(t *testing.T, lines []string, hot string) {
 		}
 		counts[ev.HypothesisID]++
 	}
-	if counts["H1"] != 10 || counts["H2"] != 3 || held != 1 {
-		t.Errorf("H1 %d events, H2 %d, %d held-back records; want 10, 3 and 1:\n%s", counts["H1"], counts["H2"], held, strings.Join(lines, "\n"))
+	if counts["H1"] != 10 || counts["H2"] != 3 || held == 0 || last != 15 {
+		t.Errorf("H1 %d events, H2 %d, %d held-back records ending at %d; want 10, 3 and records ending at 15:\n%s", counts["H1"], counts["H2"], held, last, strings.Join(lines, "\n"))
 	}
 }
 
@@ -379,5 +389,72 @@ func TestHelperFlushOnSIGTERM(t *testing.T) {
 				t.Errorf("%d lines delivered before the program ended, want 3:\n%s", len(lines), strings.Join(lines, "\n"))
 			}
 		})
+	}
+}
+
+// TestHelperReportsHeldBackWhenKilled: a program that passes the cap and is
+// then killed with SIGKILL (no exit hook runs) has still reported what it
+// held back: the helper sends the count when the cap is first reached and
+// keeps it current from the background. PHP has no background: it reports
+// the first call held back at once (then at most once a second).
+func TestHelperReportsHeldBackWhenKilled(t *testing.T) {
+	for lang, p := range map[string]struct {
+		runtime, file, src string
+		want             int64
+	}{
+		"python":     {"python3", "kill.py", "@IMPORT@\nimport time\nfor i in range(25):\n    agent_log(\"H1\", \"hot\", lambda: {\"i\": i})\nprint(\"logged\", flush=True)\ntime.sleep(10)\n", 15},
+		"javascript": {"node", "kill.mjs", "@IMPORT@\nfor (let i = 0; i < 25; i++) agentLog(\"H1\", \"hot\", () => ({ i }));\nconsole.log(\"logged\");\nsetTimeout(() => {}, 10000);\n", 15},
+		"ruby":       {"ruby", "kill.rb", "@IMPORT@\n25.times { |i| agent_log(\"H1\", \"hot\") { { \"i\" => i } } }\nputs \"logged\"\n$stdout.flush\nsleep 10\n", 15},
+		"php":        {"php", "kill.php", "<?php\n@IMPORT@\nfor ($i = 0; $i < 25; $i++) agent_log('H1', 'hot', fn () => ['i' => $i]);\necho \"logged\\n\";\nsleep(10);\n", 1},
+	} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			requireRuntimes(t, []string{p.runtime})
+			e := NewEnv(t)
+			root := t.TempDir()
+			var s Session
+			e.JSON(&s, "create", "--root", root, "--max-per-location", "10")
+			where := writeProject(t, root, importFor(t, e, lang, "file", s.SessionID), map[string]string{p.file: p.src})
+			killAfterLogged(t, root, nil, p.runtime, p.file)
+			checkHeldBack(t, e, s.SessionID, where["H1"], p.want)
+		})
+	}
+}
+
+// killAfterLogged runs the program until it prints "logged", gives its
+// background writer half a second, then ends it with SIGKILL.
+func killAfterLogged(t *testing.T, dir string, env []string, argv ...string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if sc := bufio.NewScanner(stdout); !sc.Scan() || sc.Text() != "logged" {
+		t.Fatalf("the program did not log: %q", sc.Text())
+	}
+	time.Sleep(500 * time.Millisecond) // the writers run every 20 to 100 ms
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+}
+
+// checkHeldBack: the session counts want events held back at location, as
+// the helper reported before it was killed.
+func checkHeldBack(t *testing.T, e *Env, session, location string, want int64) {
+	t.Helper()
+	var st struct {
+		HeldBack []struct {
+			Location string `json:"location"`
+			Count    int64  `json:"count"`
+		} `json:"heldBack"`
+	}
+	e.JSON(&st, "status", "--session", session)
+	if len(st.HeldBack) != 1 || st.HeldBack[0].Location != location || st.HeldBack[0].Count != want {
+		t.Errorf("held back after SIGKILL: %+v; want %d at %s", st.HeldBack, want, location)
 	}
 }

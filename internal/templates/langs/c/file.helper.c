@@ -13,10 +13,10 @@
 /* agent_debug_log(h, m, data) logs from __FILE__:__LINE__; data (one JSON text) is evaluated only under the site's cap, past which a call is one atomic add */
 #define agent_debug_log(h, m, data) AGENT_DEBUG_LOG(__FILE__, __LINE__, h, m, data)
 #define agent_debug_log_at(location, h, m, data) AGENT_DEBUG_LOG(location, 0, h, m, data)
-#define AGENT_DEBUG_LOG(file, line, h, m, data) do { static struct agent_debug_site s_ = {NULL, NULL, 0, NULL}; \
+#define AGENT_DEBUG_LOG(file, line, h, m, data) do { static struct agent_debug_site s_ = {NULL, NULL, 0, 0, NULL}; \
     if (__atomic_add_fetch(&s_.sent, 1, __ATOMIC_RELAXED) <= agent_debug_cap() || !agent_debug_cap()) agent_debug_send(&s_, file, line, h, m, data); } while (0)
 #define AGENT_DEBUG_NO_MEMORY "\"<agentDebug: out of memory, or too many strings before one log>\""
-struct agent_debug_site { char *location, *hypothesis; long sent; struct agent_debug_site *next; }; /* one per call site */
+struct agent_debug_site { char *location, *hypothesis; long sent, reported; struct agent_debug_site *next; }; /* one per call site */
 static struct { pthread_mutex_t mu, io; char *queue; size_t len; long cap; int started; struct agent_debug_site *sites; char path[4096], process[48]; }
     agent_debug = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, NULL, "", ""}; /* mu: the queue's, held for one append */
 static _Thread_local char *agent_debug_pending[64]; static _Thread_local int agent_debug_npending; /* freed by this thread's next log */
@@ -43,24 +43,24 @@ static inline void agent_debug_append(char **buf, size_t *len, const char *s) { 
   if (grown) *buf = grown, *len += strlen(strcpy(grown + *len, s)); } /* without memory the text is dropped */
 static inline long agent_debug_cap(void) { return __atomic_load_n(&agent_debug.cap, __ATOMIC_RELAXED); } /* 0 until the first event */
 static inline long long agent_debug_ms(void) { struct timeval tv; gettimeofday(&tv, NULL); return (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000; }
-static inline void agent_debug_drain(int at_exit) { /* the queue, and at exit one held-back record per capped call site, in one write */
+static inline void agent_debug_drain(void) { /* the queue, and each capped call site's count when it grew (a running total), in one write */
   pthread_mutex_lock(&agent_debug.io), pthread_mutex_lock(&agent_debug.mu); /* io: the exit drain waits for a batch in flight */
-  char *batch = agent_debug.queue; size_t len = agent_debug.len; agent_debug.queue = NULL, agent_debug.len = 0, pthread_mutex_unlock(&agent_debug.mu);
-  for (struct agent_debug_site *s = at_exit ? agent_debug.sites : NULL; s; s = s->next, agent_debug_free())
-    if (__atomic_load_n(&s->sent, __ATOMIC_RELAXED) > agent_debug_cap()) agent_debug_append(&batch, &len, agent_debug_json(
+  char *batch = agent_debug.queue; size_t len = agent_debug.len; struct agent_debug_site *s = agent_debug.sites; long n;
+  agent_debug.queue = NULL, agent_debug.len = 0, pthread_mutex_unlock(&agent_debug.mu); for (; s; s = s->next, agent_debug_free()) /* only prepended to: safe */
+    if ((n = __atomic_load_n(&s->sent, __ATOMIC_RELAXED)) > agent_debug_cap() && n != s->reported) agent_debug_append(&batch, &len, agent_debug_json(
         "{\"agentDebugHeldBack\":{\"hypothesisId\":%s,\"location\":%s,\"count\":%ld,\"cap\":%ld,\"process\":\"%s\"}}\n", agent_debug_json_string(s->hypothesis),
-        agent_debug_json_string(s->location), __atomic_exchange_n(&s->sent, agent_debug_cap(), __ATOMIC_RELAXED) - agent_debug_cap(), agent_debug_cap(), agent_debug.process));
+        agent_debug_json_string(s->location), (s->reported = n) - agent_debug_cap(), agent_debug_cap(), agent_debug.process));
   int fd = len ? open(agent_debug.path, O_WRONLY | O_APPEND | O_CREAT, 0600) : -1;
   if (fd >= 0 && (write(fd, batch, len) < 0 || 1)) close(fd); /* one write per batch */
   free(batch), pthread_mutex_unlock(&agent_debug.io); }
-static inline void agent_debug_exit(void) { agent_debug_drain(1); } static inline void *agent_debug_writer(void *u) { for (;; poll(NULL, 0, 20)) agent_debug_drain(0); return u; }
+static inline void *agent_debug_writer(void *u) { for (;; poll(NULL, 0, 20)) agent_debug_drain(); return u; }
 static inline void agent_debug_send(struct agent_debug_site *site, const char *file, int line_no, const char *hypothesis_id, const char *message, const char *data) {
   if (!__atomic_exchange_n(&agent_debug.started, 1, __ATOMIC_ACQ_REL)) { /* the first event: settings, the writer thread, the exit hook */
     const char *path = getenv("AGENT_DEBUG_MODE_APPEND_PATH"), *cap = getenv("AGENT_DEBUG_MODE_MAX_PER_LOCATION"); pthread_t writer;
     snprintf(agent_debug.path, sizeof agent_debug.path, "%s", path && *path ? path : "__APPEND_PATH__");
     snprintf(agent_debug.process, sizeof agent_debug.process, "%ld-%lld", (long)getpid(), agent_debug_ms());
     if (pthread_create(&writer, NULL, agent_debug_writer, NULL) == 0) pthread_detach(writer);
-    atexit(agent_debug_exit), __atomic_store_n(&agent_debug.cap, cap && atol(cap) > 0 ? atol(cap) : __MAX_PER_LOCATION__, __ATOMIC_RELEASE);
+    atexit(agent_debug_drain), __atomic_store_n(&agent_debug.cap, cap && atol(cap) > 0 ? atol(cap) : __MAX_PER_LOCATION__, __ATOMIC_RELEASE);
   } else if (agent_debug_cap() && __atomic_load_n(&site->sent, __ATOMIC_RELAXED) > agent_debug_cap()) return; /* past the cap before it was known */
   size_t n = data ? strlen(data) : 0, cut = 1000, zero = 0, zero2 = 0; /* the event into the queue: never fails; any thread, no signal handler */
   while (n > 16000 && cut > 0 && (data[cut] & 0xC0) == 0x80) cut--; /* over 16,000 bytes: a marker with a preview that ends on a character */
@@ -74,7 +74,7 @@ static inline void agent_debug_send(struct agent_debug_site *site, const char *f
   for (size_t i = 0; line[i] && line[i + 1]; i++) if (line[i] == '\n' || line[i] == '\r') line[i] = ' '; /* one line */
   pthread_mutex_lock(&agent_debug.mu); /* the writer fell behind by 1 MiB: this call writes the batch */
   int full = (line[0] == '{' ? agent_debug_append(&agent_debug.queue, &agent_debug.len, line) : (void)0, agent_debug.len > 1 << 20);
-  if (pthread_mutex_unlock(&agent_debug.mu), agent_debug_free(), full) agent_debug_drain(0);
+  if (pthread_mutex_unlock(&agent_debug.mu), agent_debug_free(), full) agent_debug_drain();
 }
 #endif
 // #endregion

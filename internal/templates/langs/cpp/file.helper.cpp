@@ -17,7 +17,7 @@
 namespace agent_debug_mode {
 inline long long now_ms() { return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 inline std::string env(const char *name, const char *fallback) { const char *v = std::getenv(name); return v && *v ? v : fallback; }
-struct site { std::atomic<long> sent{0}; std::string location, hypothesis; }; // one per location: events since the last flush
+struct site { std::atomic<long> sent{0}; long reported = 0; std::string location, hypothesis; }; // one per location: its calls, the last count written
 struct state { // never destroyed: the writer thread may still run while the program exits
   std::mutex mu, io; // mu: the queue's, held for one append; io: one batch write at a time
   std::string queue, path = env("AGENT_DEBUG_MODE_APPEND_PATH", "__APPEND_PATH__"), process = std::to_string(::getpid()) + "-" + std::to_string(now_ms());
@@ -35,12 +35,12 @@ inline std::string json_string(std::string_view s) { std::string out = "\""; // 
     else if (c < 0x20) std::snprintf(esc, sizeof esc, "\\u%04x", unsigned(c)), out += esc; else out.append(s, i, n);
   }
   return out += '"'; }
-inline void drain(bool at_exit) { // the queue, and at exit one held-back record per capped location, in one write
+inline void drain() { // the queue, and each capped location's count when it grew (a running total), in one write
   state &st = the(); std::lock_guard<std::mutex> io(st.io);
   std::unique_lock<std::mutex> q(st.mu); std::string batch = std::move(st.queue);
-  for (auto &[location, s] : st.sites) if (at_exit && s->sent.load() > st.cap)
+  for (auto &[location, s] : st.sites) if (long n = s->sent.load(); n > st.cap && n != s->reported)
     batch += "{\"agentDebugHeldBack\":{\"hypothesisId\":" + json_string(s->hypothesis) + ",\"location\":" + json_string(location) + ",\"count\":" +
-             std::to_string(s->sent.exchange(st.cap) - st.cap) + ",\"cap\":" + std::to_string(st.cap) + ",\"process\":\"" + st.process + "\"}}\n";
+             std::to_string((s->reported = n) - st.cap) + ",\"cap\":" + std::to_string(st.cap) + ",\"process\":\"" + st.process + "\"}}\n";
   st.queue.clear(), q.unlock(); int fd = batch.empty() ? -1 : ::open(st.path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd >= 0 && (::write(fd, batch.data(), batch.size()) < 0 || true)) ::close(fd); // one write per batch
 }
@@ -55,7 +55,7 @@ void log(std::string_view hypothesis_id, std::string_view message, Data &&data, 
     if (!s) { // a call site's first event, or data that is not a lambda
       std::string location = line ? std::string(file) + ":" + std::to_string(line) : file; std::lock_guard<std::mutex> q(st.mu);
       static std::once_flag started; // the first event: a writer thread every 20 ms and the exit hook
-      std::call_once(started, [] { std::thread([] { for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(20)), drain(false); }).detach(), std::atexit([] { drain(true); }); });
+      std::call_once(started, [] { std::thread([] { for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(20)), drain(); }).detach(), std::atexit([] { drain(); }); });
       site *&found = st.sites[location]; if (!found) found = new site, found->location = location, found->hypothesis = hypothesis_id;
       if (std::is_invocable_v<Data &>) cached.store(found, std::memory_order_release);
       if ((s = found)->sent.fetch_add(1, std::memory_order_relaxed) >= st.cap) return;
@@ -72,7 +72,7 @@ void log(std::string_view hypothesis_id, std::string_view message, Data &&data, 
                         json_string(message) + ",\"data\":" + text + ",\"timestamp\":" + std::to_string(now_ms()) + "}\n";
     std::unique_lock<std::mutex> q(st.mu);
     bool full = (st.queue += event).size() > 1 << 20; // the writer fell behind by 1 MiB: this call writes the batch
-    if (q.unlock(), full) drain(false);
+    if (q.unlock(), full) drain();
   } catch (...) { /* never break the program */ }
 }
 } // namespace agent_debug_mode

@@ -1,7 +1,7 @@
 // #region agent log helper
 // AgentDebugLog.Log(hypothesisId, message, () => data) queues one event from the caller's file and line; never throws. No usings; Mono and .NET.
 public static class AgentDebugLog {
-    sealed class Site { public string File, Location, Hypothesis; public int Line; public long Sent; } // one per call site
+    sealed class Site { public string File, Location, Hypothesis; public int Line; public long Sent, Reported; } // one per call site; Reported: the last count written
     static readonly string AppendPath = Env("AGENT_DEBUG_MODE_APPEND_PATH") ?? "__APPEND_PATH__", Process = System.Diagnostics.Process.GetCurrentProcess().Id + "-" + Now();
     static readonly long Cap = long.TryParse(Env("AGENT_DEBUG_MODE_MAX_PER_LOCATION"), out Cap) && Cap > 0 ? Cap : __MAX_PER_LOCATION__;
     static readonly Site[] Table = new Site[1024]; // by the caller's file and line: what the hot path reads, without a lock
@@ -37,11 +37,11 @@ public static class AgentDebugLog {
     }
     static long Now() { return (System.DateTime.UtcNow.Ticks - 621355968000000000L) / 10000; }
     static string Env(string name) { var v = System.Environment.GetEnvironmentVariable(name); return string.IsNullOrEmpty(v) ? null : v; }
-    static void Drain(bool atExit) { // the queue, and at exit one held-back record per capped call site, in one write(2) on an O_APPEND descriptor
+    static void Drain(bool atExit) { // the queue, and each capped call site's count when it grew (a running total), in one write(2) on an O_APPEND descriptor
         lock (IO) {
             string batch; lock (Queue) { batch = Queue.ToString(); Queue.Clear(); }
-            if (atExit) lock (Sites) foreach (var s in Sites.Values) if (s.Sent > Cap) batch += "{\"agentDebugHeldBack\":{\"hypothesisId\":" + Str(s.Hypothesis)
-                + ",\"location\":" + Str(s.Location) + ",\"count\":" + (System.Threading.Interlocked.Exchange(ref s.Sent, Cap) - Cap) + ",\"cap\":" + Cap + ",\"process\":\"" + Process + "\"}}\n";
+            lock (Sites) foreach (var s in Sites.Values) { long n = System.Threading.Interlocked.Read(ref s.Sent); if (n > Cap && n != s.Reported) batch += "{\"agentDebugHeldBack\":{\"hypothesisId\":" + Str(s.Hypothesis)
+                + ",\"location\":" + Str(s.Location) + ",\"count\":" + ((s.Reported = n) - Cap) + ",\"cap\":" + Cap + ",\"process\":\"" + Process + "\"}}\n"; }
             var bytes = new System.Text.UTF8Encoding(false).GetBytes(batch); if (bytes.Length == 0) return;
             try { if (!noLibc) { var f = fopen(AppendPath, "a"); if (f != System.IntPtr.Zero) { write(fileno(f), bytes, (System.UIntPtr)bytes.Length); fclose(f); } return; } }
             catch (System.Exception) { noLibc = true; } // no libc (Windows): FileMode.Append writes where the end was at open

@@ -3,8 +3,8 @@ package __PACKAGE_NAME__;
 /** debug-mode probe helper (AgentDebugLog.java): log(...) queues one event and never throws. Java 8+, standard library only. */
 public final class AgentDebugLog {
   public interface Data { Object get() throws Exception; } // lazy data; what it throws (checked exceptions too) becomes an agentDebugDataError
-  private static final class Site extends java.util.concurrent.atomic.AtomicLong { // events since the last flush
-    static final long serialVersionUID = 1; final String location, hypothesis; Site(String l, String h) { location = l; hypothesis = h; } }
+  private static final class Site extends java.util.concurrent.atomic.AtomicLong { // its calls; reported: the last count written (drain's lock)
+    static final long serialVersionUID = 1; final String location, hypothesis; long reported; Site(String l, String h) { location = l; hypothesis = h; } }
   private static final String PATH = env("AGENT_DEBUG_MODE_APPEND_PATH", "__APPEND_PATH__"), PROCESS = process();
   private static final long CAP = number(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", ""), __MAX_PER_LOCATION__);
   private static final java.util.regex.Pattern NUMBER = java.util.regex.Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
@@ -12,8 +12,8 @@ public final class AgentDebugLog {
   private static final java.util.Map<String, Site> LOCATIONS = new java.util.concurrent.ConcurrentHashMap<String, Site>();
   private static final StringBuilder QUEUE = new StringBuilder(); // its own lock, held for one append
   static { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit
-    Thread w = new Thread(() -> { for (;;) { try { Thread.sleep(20); } catch (InterruptedException e) { /* again */ } drain(false); } }, "agent-debug-mode");
-    try { w.setDaemon(true); w.start(); Runtime.getRuntime().addShutdownHook(new Thread(() -> drain(true))); } catch (Throwable e) { /* at exit already */ } }
+    Thread w = new Thread(() -> { for (;;) { try { Thread.sleep(20); } catch (InterruptedException e) { /* again */ } drain(); } }, "agent-debug-mode");
+    try { w.setDaemon(true); w.start(); Runtime.getRuntime().addShutdownHook(new Thread(AgentDebugLog::drain)); } catch (Throwable e) { /* at exit already */ } }
   public static void log(String hypothesisId, String message, Data data) { log(hypothesisId, message, data, null); }
   /** Queues one event from location ("path:line"), or when null the caller's file:line. Past the cap: a ClassValue read and an atomic add. */
   public static void log(String hypothesisId, String message, Data data, String location) {
@@ -26,7 +26,7 @@ public final class AgentDebugLog {
       String line = "{\"hypothesisId\":" + quote(hypothesisId) + ",\"location\":" + quote(site[0].location) + ",\"message\":" + quote(message)
           + ",\"data\":" + text + ",\"timestamp\":" + System.currentTimeMillis() + "}\n";
       boolean full; synchronized (QUEUE) { full = QUEUE.append(line).length() > 1 << 20; }
-      if (full) drain(false); // the writer fell behind by 1 MiB: this call writes the batch
+      if (full) drain(); // the writer fell behind by 1 MiB: this call writes the batch
     } catch (Throwable ignored) { /* never break the program */ }
   }
   /** An ordered map that, unlike Map.of, allows nulls: map("n", n, "user", user). */
@@ -41,11 +41,11 @@ public final class AgentDebugLog {
     Site s = new Site(location, hypothesisId), old = LOCATIONS.putIfAbsent(location, s);
     return old != null ? old : s;
   }
-  private static synchronized void drain(boolean exit) { // the writer's own lock: one write per batch
+  private static synchronized void drain() { // the writer's own lock: one write per batch, each capped location's count when it grew (a running total)
     StringBuilder batch = new StringBuilder();
     synchronized (QUEUE) { batch.append(QUEUE); QUEUE.setLength(0); }
-    if (exit) for (Site s : LOCATIONS.values()) if (s.get() > CAP) batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":" + quote(s.hypothesis)
-        + ",\"location\":" + quote(s.location) + ",\"count\":" + (s.getAndSet(CAP) - CAP) + ",\"cap\":" + CAP + ",\"process\":\"" + PROCESS + "\"}}\n");
+    for (Site s : LOCATIONS.values()) { long n = s.get(); if (n > CAP && n != s.reported) batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":" + quote(s.hypothesis)
+        + ",\"location\":" + quote(s.location) + ",\"count\":" + ((s.reported = n) - CAP) + ",\"cap\":" + CAP + ",\"process\":\"" + PROCESS + "\"}}\n"); }
     if (batch.length() > 0) try (java.io.FileOutputStream out = new java.io.FileOutputStream(PATH, true)) { out.write(batch.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)); }
     catch (Throwable ignored) { /* unwritable: this batch is lost, never the program */ }
   }

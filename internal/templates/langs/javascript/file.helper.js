@@ -6,17 +6,13 @@ const maxData = 16000, maxQueued = 1 << 20; // bytes of data per event; queued b
 const queue = [], sites = new Map(), sent = new Map(), held = new Map();
 const conf = { path: null, cap: 10000, process: `${process.pid}-${Date.now()}` };
 let queued = 0, timer = null;
-const flush = (extra = []) => { // one synchronous append per batch: nothing queued is lost at exit
-  const lines = queue.splice(0).concat(extra);
+const flush = () => { // one synchronous append per batch, each capped location's held-back count (when it grew) after the events
+  for (const [location, h] of held) if (h[1] !== h[2]) h[2] = h[1], queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId: h[0], location, count: h[1], cap: conf.cap, process: conf.process } }) + "\n");
+  const lines = queue.splice(0);
   clearTimeout(timer), timer = null, queued = 0;
   if (lines.length) try { fs.appendFileSync(conf.path, lines.join(""), { mode: 0o600 }); } catch { /* lost, never the program */ }
 };
-const atExit = () => {
-  const lines = [...held].map(([location, [hypothesisId, count]]) =>
-    JSON.stringify({ agentDebugHeldBack: { hypothesisId, location, count, cap: conf.cap, process: conf.process } }) + "\n");
-  held.clear();
-  flush(lines);
-};
+const atExit = flush; // nothing queued is lost at exit
 process.on("exit", atExit); // normal end, process.exit() and an uncaught exception
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   try { // only where the program has no handler of its own: flush, then end by the signal
@@ -61,7 +57,9 @@ function agentLog(hypothesisId, message, data, location) {
   try {
     const site = location === undefined ? caller() : place(String(location));
     const n = sent.get(site.location) ?? 0;
-    if (n >= conf.cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0]; h[1]++; held.set(site.location, h); return; }
+    if (n >= conf.cap) { // held back: counted, and the count written from the background (a running total: the service keeps the largest)
+      const h = held.get(site.location) ?? [String(hypothesisId), 0, 0]; if (h[1]++ === 0) held.set(site.location, h);
+      if (!timer) timer = setTimeout(flush, 20).unref(); return; }
     sent.set(site.location, n + 1);
     let value = data;
     try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }

@@ -5,7 +5,7 @@ const env = globalThis.process?.env ?? {}, page = typeof document === "object";
 const url = env.AGENT_DEBUG_MODE_INGEST_URL || "__INGEST_URL__", cap = Number(env.AGENT_DEBUG_MODE_MAX_PER_LOCATION) || __MAX_PER_LOCATION__;
 const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
 const queue = [], sent = new Map(), held = new Map(), sites = new Map(), proc = `${globalThis.process?.pid ?? 0}-${Date.now()}`;
-let sending = false, dropped = 0, failed = 0; // one batch in flight at a time; when the last one failed
+let sending = false, dropped = 0, failed = 0, ticker = null; // one batch in flight at a time; when the last one failed
 const serialize = (value) => {
   const seen = new WeakSet();
   try {
@@ -25,15 +25,18 @@ const take = () => { // as many queued events as fit in one body
   return queue.splice(0, n).join("\n") + "\n";
 };
 const post = (body) => fetch(url, { method: "POST", body, keepalive: body.length < 60000, headers: { "Content-Type": "application/x-ndjson" } });
+const report = () => { // each capped location's held-back count when it grew: a running total, the service keeps the largest
+  for (const [location, h] of held) if (h[1] !== h[2]) h[2] = h[1], queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId: h[0], location, count: h[1], cap, process: proc } })); };
+const kick = () => { if (!sending && Date.now() - failed > 1000) { sending = true; Promise.resolve().then(send); } }; // after the current task: off the hot path
 const send = () => {
+  report();
   if (queue.length === 0 || typeof fetch !== "function") { sending = false; return; }
   const fail = () => { sending = false; if (page) failed = Date.now(); else queue.length = 0; }; // a page keeps its queue for pagehide; Node drops it
   try { post(take()).then(send, fail); } catch { fail(); }
 };
 const last = () => { // the held-back counts, then everything queued, as keepalive requests that outlive the page
   if (dropped) queue.push(`{"hypothesisId":"agentDebug","location":"agentLog","message":"events dropped: queue full","data":{"agentDebugDropped":${dropped}},"timestamp":${Date.now()}}`), dropped = 0;
-  for (const [location, [hypothesisId, count]] of held) queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId, location, count, cap, process: proc } }));
-  held.clear();
+  report();
 };
 if (page) {
   const close = () => { last(); while (queue.length) try { post(take()).catch(() => {}); } catch { queue.length = 0; } };
@@ -61,7 +64,8 @@ export function agentLog(hypothesisId, message, data, location) {
   try {
     const site = location === undefined ? caller() : place(String(location));
     const n = sent.get(site.location) ?? 0;
-    if (n >= cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0]; h[1]++; held.set(site.location, h); return; }
+    if (n >= cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0, 0]; // held back: the first at once, then the count every second
+      if (h[1]++ === 0) held.set(site.location, h), (ticker ??= setInterval(kick, 1000)).unref?.(), kick(); return; } // unref: Node may still end
     sent.set(site.location, n + 1);
     let value = data;
     try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
@@ -69,7 +73,7 @@ export function agentLog(hypothesisId, message, data, location) {
     if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
     if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
     queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${site.json},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
-    if (!sending && Date.now() - failed > 1000) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
+    kick();
   } catch { /* never break the program */ }
 }
 // #endregion

@@ -13,12 +13,12 @@ fun agentLog(hypothesisId: String, message: String, location: String? = null, da
         val line = agentDebugStr(site.location, agentDebugStr(hypothesisId, StringBuilder("{\"hypothesisId\":")).append(",\"location\":")).append(",\"message\":")
         agentDebugStr(message, line).append(",\"data\":").append(text).append(",\"timestamp\":").append(System.currentTimeMillis()).append("}\n")
         val full = synchronized(AgentDebug.queue) { AgentDebug.queue.append(line).length > 1 shl 20 } // its own lock, held for one append
-        if (full) AgentDebug.drain(false) // the writer fell behind by 1 MiB: this call writes the batch
+        if (full) AgentDebug.drain() // the writer fell behind by 1 MiB: this call writes the batch
     } catch (e: Throwable) { /* never break the program */ }
 }
 
 private object AgentDebug { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit
-    class Site(val location: String, val hypothesis: String) { val sent = java.util.concurrent.atomic.AtomicLong() } // events since the last flush
+    class Site(val location: String, val hypothesis: String) { val sent = java.util.concurrent.atomic.AtomicLong(); var reported = 0L } // its calls; the last count written
     val path = System.getenv("AGENT_DEBUG_MODE_APPEND_PATH")?.takeIf { it.isNotEmpty() } ?: "__APPEND_PATH__"
     val cap = System.getenv("AGENT_DEBUG_MODE_MAX_PER_LOCATION")?.toLongOrNull()?.takeIf { it > 0 } ?: __MAX_PER_LOCATION__L
     val process = (try { java.lang.management.ManagementFactory.getRuntimeMXBean().name.substringBefore('@') } catch (e: Throwable) { "0" }) + "-" + System.currentTimeMillis()
@@ -26,20 +26,20 @@ private object AgentDebug { // a daemon writer every 20 ms, and the rest from a 
     val locations = java.util.concurrent.ConcurrentHashMap<String, Site>()
     val queue = StringBuilder()
     init {
-        val writer = Thread({ while (true) { try { Thread.sleep(20) } catch (e: InterruptedException) {} ; drain(false) } }, "agent-debug-mode")
-        try { writer.isDaemon = true; writer.start(); Runtime.getRuntime().addShutdownHook(Thread { drain(true) }) } catch (e: Throwable) {}
+        val writer = Thread({ while (true) { try { Thread.sleep(20) } catch (e: InterruptedException) {} ; drain() } }, "agent-debug-mode")
+        try { writer.isDaemon = true; writer.start(); Runtime.getRuntime().addShutdownHook(Thread { drain() }) } catch (e: Throwable) {}
     }
     fun site(hypothesisId: String, location: String?): Site { // a call site's first event: com/acme/Cart.kt:42
         val at = location ?: Throwable().stackTrace.first { !it.className.endsWith("AgentDebug") && !it.methodName.startsWith("agentLog") }
             .let { it.className.substringBeforeLast('.', "").replace('.', '/').let { p -> if (p == "") "" else "$p/" } + it.fileName + ":" + it.lineNumber }
         return locations.getOrPut(at) { Site(at, hypothesisId) }
     }
-    @Synchronized fun drain(exit: Boolean) { // the writer's own lock: one write per batch
+    @Synchronized fun drain() { // the writer's own lock: one write per batch, each capped site's count when it grew (a running total)
         val batch = synchronized(queue) { queue.toString().also { queue.setLength(0) } }.let(::StringBuilder)
-        if (exit) for (s in locations.values) if (s.sent.get() > cap) {
+        for (s in locations.values) { val n = s.sent.get(); if (n > cap && n != s.reported) { s.reported = n
             batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":"); agentDebugStr(s.hypothesis, batch).append(",\"location\":")
-            agentDebugStr(s.location, batch).append(",\"count\":").append(s.sent.getAndSet(cap) - cap).append(",\"cap\":$cap,\"process\":\"$process\"}}\n")
-        }
+            agentDebugStr(s.location, batch).append(",\"count\":").append(n - cap).append(",\"cap\":$cap,\"process\":\"$process\"}}\n")
+        } }
         if (batch.isNotEmpty()) try { java.io.FileOutputStream(path, true).use { it.write(batch.toString().toByteArray(Charsets.UTF_8)) } } catch (e: Throwable) {}
     }
 }

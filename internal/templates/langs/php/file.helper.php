@@ -2,24 +2,23 @@
 // debug-mode probe helper, written by debug-mode (the same for every session). Each instrumented
 // file includes it by its absolute path (include_once), so it loads once per process. Never throws.
 if (!function_exists('agent_log')) {
-    /** The helper's state. PHP has no threads: events wait in memory until shutdown, or 1 MiB. */
+    /** The helper's state. PHP has no threads: events wait in memory until shutdown, or 1 MiB, or a call held back (at most once a second). */
     final class AgentDebugMode {
-        public static $path = null, $cap = 10000, $buf = [], $size = 0, $sent = [], $held = [], $pid = 0, $proc = '', $forks = false;
+        public static $path = null, $cap = 10000, $buf = [], $size = 0, $sent = [], $held = [], $pid = 0, $proc = '', $forks = false, $due = 0.0;
 
-        public static function flush(array $extra = []): void {
+        /** The queue, then each capped location's held-back count when it grew (a running total: the service keeps the largest). */
+        public static function flush(): void {
             if (self::$forks && getmypid() !== self::$pid) self::newProcess(); // a forked child's copy of its parent's queue: the parent sends it
-            $lines = array_merge(self::$buf, $extra);
-            [self::$buf, self::$size] = [[], 0];
+            foreach (self::$held as $location => [$hypothesisId, $count, $reported]) if ($count !== $reported) {
+                self::$held[$location][2] = $count;
+                self::$buf[] = json_encode(['agentDebugHeldBack' => ['hypothesisId' => $hypothesisId, 'location' => (string) $location, 'count' => $count,
+                    'cap' => self::$cap, 'process' => self::$proc]], JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
+            }
+            [$lines, self::$buf, self::$size, self::$due] = [self::$buf, [], 0, microtime(true) + 1];
             if ($lines !== [] && ($f = @fopen(self::$path, 'ab')) !== false) {
                 @fwrite($f, implode('', $lines)); // one write per batch on an O_APPEND handle
                 @fclose($f);
             }
-        }
-        public static function atExit(): void { // the last batch, then one held-back record per capped location
-            $lines = array_map(fn ($location, $h) => json_encode(['agentDebugHeldBack' => ['hypothesisId' => $h[0], 'location' => (string) $location,
-                'count' => $h[1], 'cap' => self::$cap, 'process' => self::$proc]], JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE) . "\n", array_keys(self::$held), self::$held);
-            self::$held = [];
-            self::flush($lines);
         }
         public static function newProcess(): void { // at load, and in a forked child: nothing inherited is sent twice
             [self::$buf, self::$size, self::$sent, self::$held, self::$pid] = [[], 0, [], [], getmypid()];
@@ -35,7 +34,7 @@ if (!function_exists('agent_log')) {
             AgentDebugMode::$cap = ctype_digit($env) ? (int) $env : $cap;
             AgentDebugMode::$forks = function_exists('pcntl_fork'); // only then can the process fork
             AgentDebugMode::newProcess();
-            register_shutdown_function([AgentDebugMode::class, 'atExit']);
+            register_shutdown_function([AgentDebugMode::class, 'flush']);
         }
     }
 
@@ -50,7 +49,8 @@ if (!function_exists('agent_log')) {
                 $location = ($call['file'] ?? '?') . ':' . ($call['line'] ?? 0); // an absolute path: the service makes it relative to the project root
             }
             if (($sent = AgentDebugMode::$sent[$location = (string) $location] ?? 0) >= AgentDebugMode::$cap) { // capped: count, send nothing
-                AgentDebugMode::$held[$location] = [(string) $hypothesisId, (AgentDebugMode::$held[$location][1] ?? 0) + 1];
+                $h = AgentDebugMode::$held[$location] = [(string) $hypothesisId, (AgentDebugMode::$held[$location][1] ?? 0) + 1, AgentDebugMode::$held[$location][2] ?? 0];
+                if ($h[1] === 1 || microtime(true) >= AgentDebugMode::$due) AgentDebugMode::flush(); // the first held back at once, then at most once a second
                 return;
             }
             AgentDebugMode::$sent[$location] = $sent + 1;

@@ -5,13 +5,13 @@ $script:AgentDebug = @{
     Path = $(if ($env:AGENT_DEBUG_MODE_APPEND_PATH) { $env:AGENT_DEBUG_MODE_APPEND_PATH } else { '__APPEND_PATH__' })
     Cap = $(if ([int]::TryParse("$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION", [ref]$null) -and [int]$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION -gt 0) { [int]$env:AGENT_DEBUG_MODE_MAX_PER_LOCATION } else { __MAX_PER_LOCATION__ })
     Process = "$PID-$([DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds())"
-    # Writes what is queued (and at exit the held-back records) in one write, under a named mutex: .NET's FileMode.Append is not O_APPEND.
+    # Writes what is queued and each capped location's count when it grew (a running total) in one write, under a named mutex: .NET's FileMode.Append is not O_APPEND.
     Drain = { param($a, [bool]$atExit)
         $lines = [System.Text.StringBuilder]::new(); $line = $null
         while ($a.Queue.TryDequeue([ref]$line)) { [void]$lines.Append($line) }
-        if ($atExit) { foreach ($s in $a.Sites.Values) { if ($s.Sent -gt $a.Cap) {
+        foreach ($s in $a.Sites.Values) { $n = $s.Sent; if ($n -gt $a.Cap -and $n -ne $s.Reported) { $s.Reported = $n
             [void]$lines.Append('{"agentDebugHeldBack":{"hypothesisId":' + (ConvertTo-Json -Compress -InputObject ([string]$s.Hypothesis)) + ',"location":' +
-                (ConvertTo-Json -Compress -InputObject ([string]$s.Location)) + ',"count":' + ($s.Sent - $a.Cap) + ',"cap":' + $a.Cap + ',"process":"' + $a.Process + "`"}}`n"); $s.Sent = $a.Cap } } }
+                (ConvertTo-Json -Compress -InputObject ([string]$s.Location)) + ',"count":' + ($n - $a.Cap) + ',"cap":' + $a.Cap + ',"process":"' + $a.Process + "`"}}`n") } }
         if ($lines.Length -eq 0) { return }
         $bytes = [System.Text.UTF8Encoding]::new($false).GetBytes($lines.ToString()); $mutex = $null; $owned = $false
         try { $mutex = [System.Threading.Mutex]::new($false, 'agent-debug-mode-log'); $owned = $mutex.WaitOne(2000) } catch { $owned = $_.Exception.GetBaseException() -is [System.Threading.AbandonedMutexException] }
@@ -27,7 +27,7 @@ function Write-AgentLog([string]$AgentDebugHypothesisId, [string]$AgentDebugMess
     try {
         $a = $script:AgentDebug
         if (-not $AgentDebugLocation) { $AgentDebugLocation = "$($MyInvocation.ScriptName):$($MyInvocation.ScriptLineNumber)" } # the caller's, absolute
-        $site = $a.Sites.GetOrAdd($AgentDebugLocation, [pscustomobject]@{ Location = $AgentDebugLocation; Hypothesis = $AgentDebugHypothesisId; Sent = 0 })
+        $site = $a.Sites.GetOrAdd($AgentDebugLocation, [pscustomobject]@{ Location = $AgentDebugLocation; Hypothesis = $AgentDebugHypothesisId; Sent = 0; Reported = 0 })
         if (++$site.Sent -gt $a.Cap) { return } # held back
         $ErrorActionPreference = 'Stop' # any error while building data becomes agentDebugDataError
         try { $value = & $AgentDebugData } # evaluated here, inside the guard

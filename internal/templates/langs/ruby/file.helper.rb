@@ -23,25 +23,23 @@ module AgentDebugMode
       @process = "#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)}"
     end
 
-    def drain(extra = [])
+    def drain # the queue, then each capped location's held-back count when it grew (a running total: the service keeps the largest)
       @io.synchronize do
-        lines = Array.new(@queue.size) { @queue.pop(true) } + extra
+        lines = Array.new(@queue.size) { @queue.pop(true) }
+        @held.to_a.each do |location, h| # a copy: the program's threads may add to it meanwhile
+          next if h[1] == h[2]
+          h[2] = h[1]
+          lines << JSON.generate({ "agentDebugHeldBack" => { "hypothesisId" => h[0], "location" => location, "count" => h[2], "cap" => @cap, "process" => @process } }) + "\n"
+        end
         File.open(@path, File::WRONLY | File::APPEND | File::CREAT, 0o600) { |f| f.syswrite(lines.join) } unless lines.empty?
       end
     rescue *ERRORS, ThreadError
       nil # unwritable: this batch is lost, never the program
     end
 
-    def at_exit_flush # the last batch, then one held-back record per capped location
-      held, @held = @held, {}
-      drain(held.map do |location, (hypothesis_id, count)|
-        JSON.generate({ "agentDebugHeldBack" => { "hypothesisId" => hypothesis_id, "location" => location, "count" => count, "cap" => @cap, "process" => @process } }) + "\n"
-      end)
-    end
-
     def log(hypothesis_id, message, data, location, block)
       location ||= caller_locations(2, 1)[0].then { |c| "#{c.absolute_path || c.path}:#{c.lineno}" }
-      return (@held[location] ||= [hypothesis_id.to_s, 0])[1] += 1 if @sent[location] >= @cap # capped: count, send nothing
+      return (@held[location] ||= [hypothesis_id.to_s, 0, 0])[1] += 1 if @sent[location] >= @cap # capped: count, send nothing
       @sent[location] += 1
       begin
         data = block.call if block # built here, inside the guard
@@ -56,7 +54,7 @@ module AgentDebugMode
       text = JSON.generate({ "agentDebugTruncated" => true, "bytes" => text.bytesize, "preview" => text[0, 1000] }) if text.bytesize > MAX_DATA
       @queue << %({"hypothesisId":#{JSON.generate(hypothesis_id.to_s)},"location":#{JSON.generate(location.to_s)},) +
                 %("message":#{JSON.generate(message.to_s)},"data":#{text},"timestamp":#{Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)}}\n)
-      @writer ||= Thread.new { loop { sleep 0.05; drain } } # the background writer: one write per batch
+      @writer ||= Thread.new { loop { sleep 0.05; drain } } # the background writer: one write per batch, every 50 ms
       nil
     rescue *ERRORS
       nil
@@ -70,7 +68,7 @@ module AgentDebugMode
   end
   Process.singleton_class.prepend(ForkHook) if Process.respond_to?(:_fork)
   new_process
-  at_exit { at_exit_flush }
+  at_exit { drain }
 end
 
 # agent_log(hypothesis_id, message, location = nil) { data }: queues one event; the block is evaluated inside the guard.

@@ -16,20 +16,20 @@ pub(crate) mod agent_debug_mode {
         }};
     }
     pub(crate) use agent_debug_log as log;
-    pub struct Site { pub sent: AtomicU64, name: OnceLock<(String, String)> } // one per call site: its location and hypothesis
-    impl Site { pub const fn new() -> Site { Site { sent: AtomicU64::new(0), name: OnceLock::new() } } }
+    pub struct Site { pub sent: AtomicU64, reported: AtomicU64, name: OnceLock<(String, String)> } // one per call site: its location and hypothesis
+    impl Site { pub const fn new() -> Site { Site { sent: AtomicU64::new(0), reported: AtomicU64::new(0), name: OnceLock::new() } } }
     pub struct Conf { pub cap: u64, path: String, process: String }
     static QUEUE: Mutex<String> = Mutex::new(String::new()); // held for one append
     static IO: Mutex<()> = Mutex::new(()); // one batch write at a time
     static SITES: Mutex<Vec<&'static Site>> = Mutex::new(Vec::new());
     unsafe extern "C" { fn atexit(f: extern "C" fn()) -> std::os::raw::c_int; } // the C library's: Rust's std has no exit hook
-    extern "C" fn at_exit() { drain(true) }
+    extern "C" fn at_exit() { drain() }
 
     /// The settings (the environment wins over the Append Path filled in here); the first call starts the writer and the exit hook.
     pub fn conf() -> &'static Conf {
         static CONF: OnceLock<Conf> = OnceLock::new();
         CONF.get_or_init(|| {
-            std::thread::spawn(|| loop { std::thread::sleep(std::time::Duration::from_millis(20)); drain(false) }); // the writer
+            std::thread::spawn(|| loop { std::thread::sleep(std::time::Duration::from_millis(20)); drain() }); // the writer
             unsafe { atexit(at_exit) };
             let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
             Conf { cap: env("AGENT_DEBUG_MODE_MAX_PER_LOCATION").and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(__MAX_PER_LOCATION__),
@@ -58,17 +58,18 @@ pub(crate) mod agent_debug_mode {
         let line = format!("{{\"hypothesisId\":{},\"location\":{},\"message\":{},\"data\":{},\"timestamp\":{}}}\n",
                            json_string(hypothesis_id), json_string(location), json_string(message), text, now_ms());
         let full = { let mut q = lock(&QUEUE); q.push_str(&line); q.len() > 1 << 20 }; // the writer fell behind by 1 MiB: this call writes
-        if full { drain(false) }
+        if full { drain() }
     }
 
-    /// Writes the queue, and at exit one held-back record per capped call site, to the append path in one write.
-    fn drain(at_exit: bool) {
+    /// Writes the queue, and each capped call site's held-back count when it grew (a running total), to the append path in one write.
+    fn drain() {
         let _io = lock(&IO);
         let (conf, mut batch) = (conf(), std::mem::take(&mut *lock(&QUEUE)));
-        for site in lock(&SITES).iter().filter(|s| at_exit && s.sent.load(Relaxed) > conf.cap) {
+        for site in lock(&SITES).iter() {
+            let n = site.sent.load(Relaxed); if n <= conf.cap || n == site.reported.swap(n, Relaxed) { continue }
             let (location, hypothesis) = site.name.get().cloned().unwrap_or_default();
             batch += &format!("{{\"agentDebugHeldBack\":{{\"hypothesisId\":{},\"location\":{},\"count\":{},\"cap\":{},\"process\":\"{}\"}}}}\n",
-                              json_string(&hypothesis), json_string(&location), site.sent.swap(conf.cap, Relaxed) - conf.cap, conf.cap, conf.process);
+                              json_string(&hypothesis), json_string(&location), n - conf.cap, conf.cap, conf.process);
         }
         let mut options = std::fs::OpenOptions::new();
         #[cfg(unix)]

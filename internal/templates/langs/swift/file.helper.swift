@@ -5,7 +5,7 @@ import Foundation
 /// while the call site is under its cap, and an error it throws becomes {"agentDebugDataError": ...}. (Swift cannot catch traps.)
 func agentLog(_ hypothesisId: String, _ message: String, location: String? = nil, file: String = #filePath, line: Int = #line, _ data: () throws -> Any?) {
     let at = location ?? "\(file):\(line)"
-    if AgentDebug.locked({ AgentDebug.sites[at, default: (hypothesisId, 0)].1 += 1; return AgentDebug.sites[at]!.1 }) > AgentDebug.cap { return } // held back
+    if AgentDebug.locked({ AgentDebug.sites[at, default: (hypothesisId, 0, 0)].1 += 1; return AgentDebug.sites[at]!.1 }) > AgentDebug.cap { return } // held back
     _ = AgentDebug.started // the first event starts the writer
     var value: Any?
     do { value = try data() } catch { value = ["agentDebugDataError": String(String(describing: error).prefix(200))] }
@@ -14,23 +14,23 @@ func agentLog(_ hypothesisId: String, _ message: String, location: String? = nil
     if text.utf8.count > 16000 { text = "{\"agentDebugTruncated\":true,\"bytes\":\(text.utf8.count),\"preview\":\(agentDebugQuote(String(text.prefix(1000))))}" }
     let event = "{\"hypothesisId\":" + agentDebugQuote(hypothesisId) + ",\"location\":" + agentDebugQuote(at) + ",\"message\":" + agentDebugQuote(message)
         + ",\"data\":" + text + ",\"timestamp\":\(Int64(Date().timeIntervalSince1970 * 1000))}\n"
-    if AgentDebug.locked({ AgentDebug.queue += event; return AgentDebug.queue.utf8.count > 1 << 20 }) { AgentDebug.drain(false) } // 1 MiB: write it
+    if AgentDebug.locked({ AgentDebug.queue += event; return AgentDebug.queue.utf8.count > 1 << 20 }) { AgentDebug.drain() } // 1 MiB: write it
 }
 
 /// The helper's state, under its own lock (never the program's, held for one append); a writer thread every 20 ms, the rest at exit.
 enum AgentDebug {
     static let lock = NSLock(), io = NSLock()
-    nonisolated(unsafe) static var queue = "", sites = [String: (String, Int)]() // under lock: location → (hypothesis, events since the last flush)
+    nonisolated(unsafe) static var queue = "", sites = [String: (String, Int, Int)]() // under lock: location → (hypothesis, calls, the count last written)
     static let env = ProcessInfo.processInfo.environment, path = env["AGENT_DEBUG_MODE_APPEND_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "__APPEND_PATH__"
     static let cap = Int(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? __MAX_PER_LOCATION__
     static let process = "\(getpid())-\(Int64(Date().timeIntervalSince1970 * 1000))"
-    static let started: Bool = { Thread { while true { Thread.sleep(forTimeInterval: 0.02); drain(false) } }.start(); atexit { AgentDebug.drain(true) }; return true }()
+    static let started: Bool = { Thread { while true { Thread.sleep(forTimeInterval: 0.02); drain() } }.start(); atexit { AgentDebug.drain() }; return true }()
     static func locked<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
-    static func drain(_ atExit: Bool) { // the queue, and at exit one held-back record per capped location, in one O_APPEND write(2)
+    static func drain() { // the queue, and each capped location's count when it grew (a running total), in one O_APPEND write(2)
         io.lock(); defer { io.unlock() }
         var batch = locked { () -> String in let q = queue; queue = ""; return q }
-        if atExit { locked { for (at, (h, n)) in sites where n > cap { sites[at] = (h, cap)
-            batch += "{\"agentDebugHeldBack\":{\"hypothesisId\":\(agentDebugQuote(h)),\"location\":\(agentDebugQuote(at)),\"count\":\(n - cap),\"cap\":\(cap),\"process\":\"\(process)\"}}\n" } } }
+        locked { for (at, (h, n, r)) in sites where n > cap && n != r { sites[at] = (h, n, n)
+            batch += "{\"agentDebugHeldBack\":{\"hypothesisId\":\(agentDebugQuote(h)),\"location\":\(agentDebugQuote(at)),\"count\":\(n - cap),\"cap\":\(cap),\"process\":\"\(process)\"}}\n" } }
         let fd = batch.isEmpty ? -1 : open(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
         if fd < 0 { return }
         _ = Array(batch.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

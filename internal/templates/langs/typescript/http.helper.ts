@@ -6,13 +6,13 @@ const g = globalThis as unknown as { // typed views of the runtime: needs neithe
   process?: { env?: Record<string, string | undefined>; pid?: number; on?: (event: string, listener: () => void) => void };
   document?: { visibilityState: string; addEventListener(event: string, listener: () => void): void };
   addEventListener?: (event: string, listener: () => void) => void;
-  fetch?: (url: string, init: object) => Promise<unknown>;
+  fetch?: (url: string, init: object) => Promise<unknown>; setInterval: (f: () => void, ms: number) => { unref?: () => void }; // a number in browsers
 }, E = Error as unknown as { captureStackTrace?: (o: object, f: Function) => void; prepareStackTrace?: unknown; stackTraceLimit: number };
 const env = g.process?.env ?? {}, page = typeof g.document === "object";
 const url = env["AGENT_DEBUG_MODE_INGEST_URL"] || "__INGEST_URL__", cap = Number(env["AGENT_DEBUG_MODE_MAX_PER_LOCATION"]) || __MAX_PER_LOCATION__;
 const maxData = 16000, maxQueued = 100000, maxBody = page ? 30000 : 1000000; // a page's keepalive requests carry 64 KiB in all
-const queue: string[] = [], sent = new Map<string, number>(), held = new Map<string, [string, number]>(), sites = new Map<string, Map<number, Site>>(), proc = `${g.process?.pid ?? 0}-${Date.now()}`;
-let sending = false, dropped = 0, failed = 0; // one batch in flight at a time; when the last one failed
+const queue: string[] = [], sent = new Map<string, number>(), held = new Map<string, [string, number, number]>(), sites = new Map<string, Map<number, Site>>(), proc = `${g.process?.pid ?? 0}-${Date.now()}`;
+let sending = false, dropped = 0, failed = 0, ticker: { unref?: () => void } | null = null; // one batch in flight at a time; when the last one failed
 const serialize = (value: unknown): string => {
   const seen = new WeakSet<object>();
   try {
@@ -33,17 +33,17 @@ const take = (): string => { // as many queued events as fit in one body
 };
 const post = (body: string): Promise<unknown> => g.fetch!(url, { method: "POST", body, keepalive: body.length < 60000, headers: { "Content-Type": "application/x-ndjson" } });
 const send = (): void => {
-  if (queue.length === 0 || typeof g.fetch !== "function") { sending = false; return; }
+  report(); if (queue.length === 0 || typeof g.fetch !== "function") { sending = false; return; }
   const fail = (): void => { sending = false; if (page) failed = Date.now(); else queue.length = 0; }; // a page keeps its queue for pagehide; Node drops it
   try { post(take()).then(send, fail); } catch { fail(); } };
 const last = (): void => { // the held-back counts, then everything queued, as keepalive requests that outlive the page
-  if (dropped) queue.push(`{"hypothesisId":"agentDebug","location":"agentLog","message":"events dropped: queue full","data":{"agentDebugDropped":${dropped}},"timestamp":${Date.now()}}`), dropped = 0;
-  for (const [location, [hypothesisId, count]] of held) queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId, location, count, cap, process: proc } }));
-  held.clear(); };
+  if (dropped) queue.push(`{"hypothesisId":"agentDebug","location":"agentLog","message":"events dropped: queue full","data":{"agentDebugDropped":${dropped}},"timestamp":${Date.now()}}`), dropped = 0; report(); };
+const report = (): void => { // each capped location's held-back count when it grew: a running total, the service keeps the largest
+  for (const [location, h] of held) if (h[1] !== h[2]) h[2] = h[1], queue.push(JSON.stringify({ agentDebugHeldBack: { hypothesisId: h[0], location, count: h[1], cap, process: proc } })); };
+const kick = (): void => { if (!sending && Date.now() - failed > 1000) { sending = true; Promise.resolve().then(send); } }; // after the current task: off the hot path
 if (page) {
   const close = (): void => { last(); while (queue.length) try { post(take()).catch(() => {}); } catch { queue.length = 0; } };
-  g.addEventListener?.("pagehide", close);
-  g.document!.addEventListener("visibilitychange", () => { if (g.document!.visibilityState === "hidden") close(); });
+  g.addEventListener?.("pagehide", close); g.document!.addEventListener("visibilitychange", () => { if (g.document!.visibilityState === "hidden") close(); });
 } else if (typeof g.process?.on === "function") g.process.on("beforeExit", () => { last(); if (!sending && queue.length) { sending = true; send(); } });
 const place = (location: string): Site => ({ location, json: JSON.stringify(location) });
 const caller = (): Site => { // the caller's URL:line (a page's script URL; the service maps it into the project)
@@ -66,7 +66,7 @@ export function agentLog(hypothesisId: string, message: string, data?: () => unk
   try {
     const site = location === undefined ? caller() : place(String(location));
     const n = sent.get(site.location) ?? 0;
-    if (n >= cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0]; h[1]++; held.set(site.location, h); return; }
+    if (n >= cap) { const h = held.get(site.location) ?? [String(hypothesisId), 0, 0]; if (h[1]++ === 0) held.set(site.location, h), (ticker ??= g.setInterval(kick, 1000)).unref?.(), kick(); return; } // held back: the first at once, then the count every second
     sent.set(site.location, n + 1);
     let value: unknown = null;
     try { if (typeof data === "function") value = data(); } catch (e) { value = { agentDebugDataError: String(e).slice(0, 200) }; }
@@ -74,7 +74,7 @@ export function agentLog(hypothesisId: string, message: string, data?: () => unk
     if (text.length > maxData) text = JSON.stringify({ agentDebugTruncated: true, bytes: text.length, preview: text.slice(0, 1000) });
     if (queue.length >= maxQueued) { dropped++; return; } // the service is not keeping up: counted, reported
     queue.push(`{"hypothesisId":${JSON.stringify(String(hypothesisId))},"location":${site.json},"message":${JSON.stringify(String(message))},"data":${text},"timestamp":${Date.now()}}`);
-    if (!sending && Date.now() - failed > 1000) { sending = true; Promise.resolve().then(send); } // after the current task: off the hot path
+    kick();
   } catch { /* never break the program */ }
 }
 // #endregion
