@@ -8,7 +8,7 @@ func init() {
 		notes: []string{
 			"Choose file for Node on this machine: nothing goes into the project but one import line per file, and every event survives process.exit() and crashes. Choose http for browsers, and for a program that cannot reach debug-mode's state directory (another machine or a container).",
 			"The helper fills location itself from the caller's stack frame. Compiled TypeScript runs as JavaScript, so a location names the compiled .js file and line unless the runtime maps it back: compile with --sourceMap and run with node --enable-source-maps (or NODE_OPTIONS=--enable-source-maps; tsx and ts-node map too), and events name the .ts line that the region is in. Pass a fourth argument \"path:line\" only to name another place.",
-			"A call serializes and queues the event (no lock, no system call); the queue is delivered in batches from the background. After 10,000 events from one location in one process (AGENT_DEBUG_MODE_MAX_PER_LOCATION, or the number the helper is bound with) the location sends nothing more, and one agentDebugHeldBack record at exit says how many were held back.",
+			"A call serializes and queues the event (no lock, no system call); the queue is delivered in batches from the background. After 10,000 events from one location in one process (AGENT_DEBUG_MODE_MAX_PER_LOCATION, or the number the helper is bound with) the location sends nothing more, and an agentDebugHeldBack record with the count held back so far is sent when the cap is first reached and again whenever it grew (a running total, from the background and at exit), so a killed program has reported it too.",
 		},
 		ingestNotes: map[string][]string{
 			"http": {

@@ -36,10 +36,12 @@
 //     at exit and, where the runtime allows, on SIGTERM when the program has
 //     no handler of its own.
 //   - after the cap of events per location per process stops sending that
-//     location and, at exit, writes exactly one line per capped location on
-//     the same transport: {"agentDebugHeldBack":{"hypothesisId":"H1",
-//     "location":"<location>","count":<held back>,"cap":<cap>,
-//     "process":"<pid>-<start ms>"}}.
+//     location and reports what it held back on the same transport, when
+//     the cap is first reached and again from the background (and at exit)
+//     whenever the count grew, so a killed program has reported it too:
+//     {"agentDebugHeldBack":{"hypothesisId":"H1","location":"<location>",
+//     "count":<held back so far>,"cap":<cap>,"process":"<pid>-<start ms>"}}
+//     (a running total: the store keeps each process's largest).
 //   - marks its own region (the import, or a helper module) "agent log
 //     helper" (probes.HelperLabel), so probes --session never reports it as
 //     a region that never fired; probes --remove --yes deletes a file left
