@@ -400,7 +400,7 @@ func TestHelperFlushOnSIGTERM(t *testing.T) {
 func TestHelperReportsHeldBackWhenKilled(t *testing.T) {
 	for lang, p := range map[string]struct {
 		runtime, file, src string
-		want             int64
+		want               int64
 	}{
 		"python":     {"python3", "kill.py", "@IMPORT@\nimport time\nfor i in range(25):\n    agent_log(\"H1\", \"hot\", lambda: {\"i\": i})\nprint(\"logged\", flush=True)\ntime.sleep(10)\n", 15},
 		"javascript": {"node", "kill.mjs", "@IMPORT@\nfor (let i = 0; i < 25; i++) agentLog(\"H1\", \"hot\", () => ({ i }));\nconsole.log(\"logged\");\nsetTimeout(() => {}, 10000);\n", 15},
