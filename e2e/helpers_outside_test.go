@@ -354,8 +354,17 @@ func TestHTTPHelperCapAndHeldBack(t *testing.T) {
 	defer srv.Close()
 	runIn(t, root, []string{"AGENT_DEBUG_MODE_MAX_PER_LOCATION=10", "AGENT_DEBUG_MODE_INGEST_URL=" + srv.URL}, "node", "cap.mjs")
 	mu.Lock()
-	defer mu.Unlock()
 	checkCapped(t, lines, "file://"+filepath.Join(root, where["H1"])) // an ES module's URL, as V8 names it
+
+	// Killed with SIGKILL after passing the cap (no beforeExit): the
+	// held-back count was sent when the cap was first reached.
+	lines = nil
+	mu.Unlock()
+	where = writeProject(t, root, tmpl.Import, map[string]string{"kill.mjs": capPrograms["javascript"].src + "console.log(\"logged\");\nsetTimeout(() => {}, 10000);\n"})
+	killAfterLogged(t, root, []string{"AGENT_DEBUG_MODE_MAX_PER_LOCATION=10", "AGENT_DEBUG_MODE_INGEST_URL=" + srv.URL}, "node", "kill.mjs")
+	mu.Lock()
+	defer mu.Unlock()
+	checkCapped(t, lines, "file://"+filepath.Join(root, where["H1"]))
 }
 
 // TestHelperFlushOnSIGTERM: a program that logs and is ended by SIGTERM
