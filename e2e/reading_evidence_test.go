@@ -114,9 +114,9 @@ func TestReadingEvidenceExamples(t *testing.T) {
 	if commands < 6 {
 		t.Errorf("ran %d documented commands; the reference shows more", commands)
 	}
-	// Both ways to aggregate are shown and checked: -n for any number of
-	// events, --slurp for group-bys on small cycles.
-	for _, form := range []string{"-n 'reduce inputs as $e", "--slurp 'group_by("} {
+	// Every way to aggregate is shown and checked: --count-by and -n for
+	// any number of events, --slurp for group-bys on small cycles.
+	for _, form := range []string{"--count-by .", "-n 'reduce inputs as $e", "--slurp 'group_by("} {
 		if !slices.ContainsFunc(blocks, func(b transcript) bool {
 			return slices.ContainsFunc(b.lines, func(l string) bool { return strings.HasPrefix(l, "$ ") && strings.Contains(l, form) })
 		}) {

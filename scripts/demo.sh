@@ -132,7 +132,7 @@ step "4. Reproduce, and freeze this failing evidence for the comparison after th
 say "reproduce runs the program in a new cycle, waits until every event is in, and reports the"
 say "counts, the exit status, the output and any region that never fired; --capture keeps the cycle."
 show debug-mode reproduce --session "$id" --capture before-fix -- python3 report.py | tee "$work/before.txt"
-capture=$(grep -o -m1 'c-[0-9a-f]\{12\}' "$work/before.txt")
+capture=$(sed -n 's/^Capture *\(c-[0-9a-f]\{12\}\) .*/\1/p' "$work/before.txt")
 say "The bug is reproduced (1,200.20 USD). H3 saw 18 orders, H1 and H2 only 17: one order is dropped."
 
 step "5. Read the evidence: one query, every hypothesis"

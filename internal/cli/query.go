@@ -24,6 +24,7 @@ type queryOptions struct {
 	limit   int
 	cursor  string
 	capture string
+	countBy string
 }
 
 func newQueryCmd(e *env) *cobra.Command {
@@ -42,6 +43,11 @@ of all matching events: at most 150,000 when the program only reads fields
 of the events by name (only those are decoded), else 15,000 events or
 5 MiB. The same filters as logs narrow the events first.
 
+--count-by PATH counts the events per value of PATH (a jq path such as
+.data.stale, .location or [.location, .data.key]) in constant memory and
+prints a table, most frequent first: the counting that otherwise takes a
+reduce program. A value of null counts the events without that field.
+
 The program cannot read the environment, files or modules. A page holds at
 most --limit values (1 MiB in all; a value over 64 KiB is replaced by a
 marker); the query may run 20 s and use 24 MiB of memory. A page that stops
@@ -50,6 +56,7 @@ early ends with a next-page command carrying an opaque cursor (with -n or
 cursor is refused after a reset, for another session, or if edited.`,
 		Example: `  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a 'select(.data.total < 0) | {seq: .sequence, total: .data.total}'
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --hypothesis H2 '.data.userId'
+  debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --hypothesis H2 --count-by .data.stale
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a -n 'reduce inputs as $e ({}; .[$e.data.month] += 1)'
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --slurp 'group_by(.location) | map({location: .[0].location, n: length})'
   debug-mode query --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --arg want H1 'select(.hypothesisId == $want) | .data'`,
@@ -64,6 +71,7 @@ cursor is refused after a reset, for another session, or if edited.`,
 	cmd.Flags().StringArrayVar(&o.argJSON, "argjson", nil, "NAME=JSON or NAME JSON: bind $NAME to the JSON value (repeatable)")
 	cmd.Flags().IntVar(&o.limit, "limit", query.DefaultValues, "values per page (1–1000)")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "continue a query from its next-page command")
+	cmd.Flags().StringVar(&o.countBy, "count-by", "", "count the events per value of this path (e.g. .data.stale), as a table, most first; no program")
 	cmd.Flags().StringVar(&o.capture, "capture", "", "run over this capture's frozen evidence instead of the live cycle (the cursor stays bound to it)")
 	return cmd
 }
@@ -114,6 +122,12 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 			return usagef("--cursor continues a query as it was; give only --session and --cursor")
 		}
 	} else {
+		if o.countBy != "" {
+			if len(args) > 0 || o.slurp || o.null {
+				return usagef("--count-by is the whole query: leave out the program, --slurp and -n")
+			}
+			args = []string{countByProgram(o.countBy)}
+		}
 		if len(args) == 0 {
 			return usagef("give a jq program, e.g. debug-mode query --session %s '.data'", id)
 		}
@@ -127,7 +141,7 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 		if o.limit < 1 || o.limit > query.MaxValues {
 			return usagef("--limit must be between 1 and %d", query.MaxValues)
 		}
-		spec := query.Spec{Program: args[0], Slurp: o.slurp, NullInput: o.null, Filter: f, Limit: o.limit}
+		spec := query.Spec{Program: args[0], Slurp: o.slurp, NullInput: o.null || o.countBy != "", Filter: f, Limit: o.limit}
 		if o.capture != "" {
 			if spec.Capture, err = captureID("--capture", o.capture); err != nil {
 				return err
@@ -155,6 +169,9 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 		}
 		// Compile here too, so a bad program is a usage error without a round trip.
 		if _, _, err := query.Compile(spec); err != nil {
+			if o.countBy != "" {
+				return usagef("--count-by %q is not a jq path (e.g. .data.stale or [.location, .data.key]): %s", o.countBy, err.Error())
+			}
 			return usagef("%s", err.Error())
 		}
 		req.Spec = spec
@@ -167,11 +184,20 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 	if err := c.Call(http.MethodPost, "/v1/sessions/"+id+"/query", req, &res); err != nil {
 		return err
 	}
-	view := output.QueryView{QueryResult: res}
+	view := output.QueryView{QueryResult: res, CountBy: o.countBy}
+	if o.cursor != "" && output.CountRows(res.Values) { // a next page of a --count-by query: a table again
+		view.CountBy = "value"
+	}
 	if res.NextCursor != "" {
 		view.Next = output.CommandLine("query", "--session", id, "--cursor", res.NextCursor)
 	}
 	return o.printer().Result("query", view, func(w io.Writer) { output.Query(w, view) })
+}
+
+// countByProgram counts the events per value of path in one pass, in the
+// memory of the counts: {count, value} objects, most first, ties by value.
+func countByProgram(path string) string {
+	return "reduce inputs as $e ({}; .[$e | (" + path + ") | tojson] += 1) | to_entries | sort_by(-.value, .key) | .[] | {count: .value, value: (.key | fromjson)}"
 }
 
 func boolFlagCount(cmd *cobra.Command, name string) int {

@@ -200,6 +200,7 @@ type QueryInput struct {
 	Limit     int               `json:"limit,omitempty" jsonschema:"values per page, 1 to 1000"`
 	Cursor    string            `json:"cursor,omitempty" jsonschema:"continue a query from its next page: give only session and cursor"`
 	Capture   string            `json:"capture,omitempty" jsonschema:"run over this capture's frozen evidence instead of the live cycle (an id from the capture tool)"`
+	CountBy   string            `json:"count-by,omitempty" jsonschema:"instead of a program: count the events per value of this path, most first, as {count, value} rows, e.g. .data.stale or [.location, .data.key]"`
 }
 
 type SessionsInput struct {

@@ -66,12 +66,42 @@ func Logs(w io.Writer, v LogsView) {
 // QueryView is a query page plus the CLI's additions.
 type QueryView struct {
 	service.QueryResult
-	Next string `json:"next,omitempty"`
+	CountBy string `json:"countBy,omitempty"` // --count-by: the values are {count, value} rows, shown as a table
+	Next    string `json:"next,omitempty"`
+}
+
+// countRow is one row of a --count-by query.
+type countRow struct {
+	Count int64           `json:"count"`
+	Value json.RawMessage `json:"value"`
+}
+
+// CountRows says whether every value is a --count-by row (and there is one).
+func CountRows(values []json.RawMessage) bool {
+	for _, v := range values {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) != nil || len(m) != 2 || m["count"] == nil || m["value"] == nil {
+			return false
+		}
+	}
+	return len(values) > 0
 }
 
 // Query renders values one per line (like jq -c), then what the page read,
 // whether it is complete, and how to continue.
 func Query(w io.Writer, v QueryView) {
+	if v.CountBy != "" && CountRows(v.Values) {
+		t := table(w)
+		fmt.Fprintf(t, "COUNT\t%s\n", Escape(v.CountBy))
+		for _, val := range v.Values {
+			var r countRow
+			json.Unmarshal(val, &r)
+			fmt.Fprintf(t, "%d\t%s\n", r.Count, Escape(string(r.Value)))
+		}
+		t.Flush()
+		v.Values = nil
+		fmt.Fprintln(w)
+	}
 	for _, val := range v.Values {
 		fmt.Fprintf(w, "%s\n", Escape(string(val)))
 	}
