@@ -136,8 +136,12 @@ func Reproduce(w io.Writer, v ReproduceView) {
 		if i > 0 {
 			name = ""
 		}
-		fmt.Fprintf(t, "%s\t%s events at %s (%s), a multiple of the cap of %s per location per process, and no held-back record arrived: more were probably held back but the process did not report it (killed, or ended before its helper flushed)\n",
-			name, thousands(l.Events), Escape(l.Location), Escape(hypothesisList(l.Hypotheses)), thousands(e.MaxPerLocation))
+		times := ""
+		if k := l.Events / e.MaxPerLocation; k > 1 {
+			times = fmt.Sprintf("%d× ", k)
+		}
+		fmt.Fprintf(t, "%s\t%s events at %s (%s): exactly %sthe cap of %s per location per process, and no held-back record arrived: more were probably held back but the process did not report it (killed, or ended before its helper flushed)\n",
+			name, thousands(l.Events), Escape(l.Location), Escape(hypothesisList(l.Hypotheses)), times, thousands(e.MaxPerLocation))
 	}
 	if e.RedactedEvents > 0 {
 		fmt.Fprintf(t, "Redacted\t%s had secret-looking values replaced before storage\n", plural(e.RedactedEvents, "event", "events"))
