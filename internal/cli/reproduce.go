@@ -387,7 +387,7 @@ func (o *reproduceOptions) next(id string, v output.ReproduceView, diffFrom, lat
 	case latest != "":
 		n = append(n, "After a fix, compare with the capture taken before it: "+rerun("--diff", latest))
 	case v.Evidence.Events > 0:
-		n = append(n, "Before changing the code, freeze this cycle: "+output.CommandLine("capture", "--session", id, "--label", "before-fix"))
+		n = append(n, "If only these events show the bug, freeze them before changing the code: "+output.CommandLine("capture", "--session", id, "--label", "before-fix"))
 	}
 	return n
 }
