@@ -114,6 +114,7 @@ func (o *createOptions) run() error {
 		} else if t.NeedsPackage() {
 			if name, err := t.DetectPackage("."); err == nil {
 				t.FillPackage(name)
+				t.PackageFrom = "the current folder"
 			}
 		}
 	}

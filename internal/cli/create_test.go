@@ -90,7 +90,8 @@ func TestCreateLanguage(t *testing.T) {
 // placeholder stays listed for template --dir or --package to fill.
 func TestCreateLanguagePackage(t *testing.T) {
 	out, errOut, code := runMain("create", "--language", "go", "--ingest", "file")
-	if code != 0 || !strings.Contains(out, "package cli\n") || strings.Contains(out, "__PACKAGE_NAME__") {
+	if code != 0 || !strings.Contains(out, "package cli\n") || strings.Contains(out, "__PACKAGE_NAME__") ||
+		!strings.Contains(out, "HELPER TEMPLATE (the package of the current folder: save it there as agent_debug_log.go; for another package, write it with --for <file>)") {
 		t.Errorf("create --language go in package cli: exit %d %s\n%s", code, errOut, out)
 	}
 	t.Chdir(t.TempDir()) // no Go file here

@@ -195,6 +195,10 @@ func (o *templateOptions) fillPackage(t *templates.Template) error {
 		return usagef("%s", err.Error())
 	}
 	t.FillPackage(name)
+	t.PackageFrom = "the current folder"
+	if o.dir != "" {
+		t.PackageFrom = o.dir
+	}
 	return nil
 }
 

@@ -32,7 +32,11 @@ func Template(w io.Writer, t *templates.Template, probe, stored []evidence.Schem
 		fmt.Fprintf(w, "\nHELPER TEMPLATE (save as %s, a module of its own)\n%s", t.Placement.HelperFile, withNewline(t.Helper))
 		fmt.Fprintf(w, "\nIMPORT (paste once in each module with probes, the path relative to it)\n%s", withNewline(t.Import))
 	default:
-		fmt.Fprintf(w, "\nHELPER TEMPLATE\n%s", withNewline(t.Helper))
+		head := "HELPER TEMPLATE"
+		if t.PackageFrom != "" && t.Placement.HelperFile != "" {
+			head += fmt.Sprintf(" (the package of %s: save it there as %s; for another package, write it with --for <file>)", t.PackageFrom, t.Placement.HelperFile)
+		}
+		fmt.Fprintf(w, "\n%s\n%s", head, withNewline(t.Helper))
 	}
 	fmt.Fprintf(w, "\nCALL TEMPLATE\n%s\n", withNewline(t.Call))
 	fmt.Fprintln(w, "PLACEHOLDERS")

@@ -113,12 +113,15 @@ type Template struct {
 	Helper       string    `json:"helper"`               // source to paste or save in the project; "" when it lives outside it
 	HelperPath   string    `json:"helperPath,omitempty"` // outside-project: the helper debug-mode keeps (see Place)
 	// HelperWritten is where --for saved an own-file helper (WriteHelper): nothing to paste.
-	HelperWritten string        `json:"helperWritten,omitempty"`
-	Import        string        `json:"import,omitempty"` // the region each instrumented file pastes once to reach the helper
-	Call          string        `json:"call"`
-	Placeholders  []Placeholder `json:"placeholders"`
-	Notes         []string      `json:"notes"`
-	VerifiedLive  bool          `json:"verifiedLive"`
+	HelperWritten string `json:"helperWritten,omitempty"`
+	// PackageFrom is the folder whose package was read into the helper
+	// (the working directory, or --dir), said above the helper text.
+	PackageFrom  string        `json:"-"`
+	Import       string        `json:"import,omitempty"` // the region each instrumented file pastes once to reach the helper
+	Call         string        `json:"call"`
+	Placeholders []Placeholder `json:"placeholders"`
+	Notes        []string      `json:"notes"`
+	VerifiedLive bool          `json:"verifiedLive"`
 }
 
 // language is one registry entry.
