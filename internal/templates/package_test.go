@@ -103,3 +103,41 @@ func TestFillPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageFor: the folder and package of the file a probe goes into,
+// read from that file (a Go external test file: its folder's package), or
+// from a folder; a missing path or a file of another language says what
+// to name instead.
+func TestPackageFor(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "lru", "lru.go"), "package lru\n")
+	write(t, filepath.Join(root, "lru", "lru_test.go"), "package lru_test\n")
+	write(t, filepath.Join(root, "lru", "expirable", "expirable.go"), "// Package expirable.\npackage expirable\n")
+	write(t, filepath.Join(root, "src", "main", "java", "com", "acme", "Cart.java"), "package com.acme;\nclass Cart {}\n")
+	write(t, filepath.Join(root, "flat", "Main.java"), "public class Main {}\n")
+	write(t, filepath.Join(root, "notes.txt"), "package nope\n")
+	for _, c := range []struct{ lang, target, dir, pkg, err string }{
+		{"go", "lru/expirable/expirable.go", "lru/expirable", "expirable", ""},
+		{"go", "lru/lru_test.go", "lru", "lru", ""},
+		{"go", "lru/expirable", "lru/expirable", "expirable", ""},
+		{"go", "notes.txt", "", "", "not a Go source file"},
+		{"go", "lru/missing.go", "", "", "no such file or folder"},
+		{"java", "src/main/java/com/acme/Cart.java", "src/main/java/com/acme", "com.acme", ""},
+		{"java", "flat/Main.java", "flat", "", ""},
+		{"java", "notes.txt", "", "", "not a readable .java file"},
+	} {
+		tm, err := Lookup(c.lang, "file")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, pkg, err := tm.PackageFor(filepath.Join(root, c.target))
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s %s: error %v, want %q", c.lang, c.target, err, c.err)
+			}
+		case err != nil || dir != filepath.Join(root, c.dir) || pkg != c.pkg:
+			t.Errorf("%s %s: %q, %q, %v; want %q, %q", c.lang, c.target, dir, pkg, err, filepath.Join(root, c.dir), c.pkg)
+		}
+	}
+}
