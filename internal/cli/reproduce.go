@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -236,7 +237,7 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	ended service.ReproduceEnded, diffFrom string) output.ReproduceView {
 	st := ended.Status
 	v := output.ReproduceView{SessionID: id, Cycle: st.Epoch, Kept: started.Kept, Reproduction: started.Reproduction,
-		Command: o.args, Dir: dir, Settle: ended.Settle, Stdout: ended.Stdout, Stderr: ended.Stderr, Warnings: []string{}, Next: []string{},
+		Command: o.args, Dir: dir, Settle: ended.Settle, Stdout: ended.Stdout, Stderr: ended.Stderr, Warnings: []string{}, Next: []string{}, FirstEvents: []json.RawMessage{},
 		Run: output.RunView{ExitCode: res.ExitCode, Signal: res.Signal, CoreDumped: res.CoreDumped, End: res.End,
 			DurationMs: res.TreeMs, CommandMs: res.CommandMs, Processes: res.Processes, Signalled: res.Signalled, Killed: res.Killed,
 			TimeoutMs: o.timeout.Milliseconds(), GraceMs: reproduce.DefaultGrace.Milliseconds()},
@@ -263,6 +264,13 @@ func (o *reproduceOptions) view(c *client.Client, id, dir string, started servic
 	v.Logpoints = lps.Logpoints
 	if v.Logpoints == nil {
 		v.Logpoints = []logpoints.Status{}
+	}
+
+	if st.Events > 0 { // a small round is read here, with no logs command
+		var page store.Page
+		if c.Call(http.MethodPost, "/v1/sessions/"+id+"/logs", service.LogsRequest{Limit: output.FirstEventsShown, Cycle: st.Epoch}, &page) == nil {
+			v.FirstEvents = page.Events
+		}
 	}
 
 	var locs store.Locations
@@ -357,7 +365,7 @@ func atCapUnreported(locs []store.LocationCount, st service.StatusInfo) []store.
 // reproduce after one is most likely the run after the fix.
 func (o *reproduceOptions) next(id string, v output.ReproduceView, diffFrom, latest string) []string {
 	var n []string
-	if v.Evidence.Events > 0 {
+	if v.Evidence.Events > int64(len(v.FirstEvents)) {
 		n = append(n, "Read the events: "+output.CommandLine("logs", "--session", id))
 	}
 	if v.Evidence.Rejected > 0 {

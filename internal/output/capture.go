@@ -249,7 +249,7 @@ func Follow(w io.Writer, v FollowView) {
 		t.Flush()
 	default:
 		fmt.Fprintln(w)
-		writeEventTable(w, p.Events)
+		writeEventTable(w, p.Events, 0)
 	}
 	if p.Omitted > 0 {
 		fmt.Fprintf(w, "\n%d more matching files were not frozen (at most %d per location).\n", p.Omitted, capture.MaxCandidates)

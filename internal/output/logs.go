@@ -36,7 +36,7 @@ type storedEvent struct {
 func Logs(w io.Writer, v LogsView) {
 	fmt.Fprintf(w, "LOGS session %s · cycle %d · evidence version %s\n", v.SessionID, v.Cycle, v.Version)
 	if len(v.Events) > 0 {
-		writeEventTable(w, v.Events)
+		writeEventTable(w, v.Events, 0)
 	}
 	first := v.Offset + 1
 	last := v.Offset + v.Returned
@@ -125,9 +125,18 @@ func Query(w io.Writer, v QueryView) {
 	}
 }
 
+// cutData is an event's data for a table cell, cut at max characters (0: whole).
+func cutData(data json.RawMessage, max int) string {
+	if r := []rune(string(data)); max > 0 && len(r) > max {
+		return Escape(string(r[:max])) + fmt.Sprintf("… (%d bytes; logs shows it whole)", len(data))
+	}
+	return Escape(string(data))
+}
+
 // writeEventTable aligns the columns over the whole page (day separator rows
-// included), so a separator never breaks the alignment.
-func writeEventTable(w io.Writer, events []json.RawMessage) {
+// included), so a separator never breaks the alignment. maxData, when not
+// 0, cuts each DATA cell to that many characters and says how long it was.
+func writeEventTable(w io.Writer, events []json.RawMessage, maxData int) {
 	type row struct {
 		sep  string
 		cols [6]string
@@ -148,7 +157,7 @@ func writeEventTable(w io.Writer, events []json.RawMessage) {
 		}
 		day = d
 		rows = append(rows, row{cols: [6]string{strconv.FormatInt(e.Sequence, 10), ts.Format("15:04:05.000"),
-			Escape(e.HypothesisID), Escape(e.Location), Escape(e.Message), Escape(string(e.Data))}})
+			Escape(e.HypothesisID), Escape(e.Location), Escape(e.Message), cutData(e.Data, maxData)}})
 	}
 	var width [5]int
 	for _, r := range rows {

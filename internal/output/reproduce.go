@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -27,6 +28,7 @@ type ReproduceView struct {
 	Stderr       service.StreamTail   `json:"stderr"`
 	Evidence     EvidenceSummary      `json:"evidence"`
 	Regions      *ReproduceRegions    `json:"regions,omitempty"` // nil when the scan failed (Warnings says why)
+	FirstEvents  []json.RawMessage    `json:"firstEvents"`       // the cycle's first events in logs order (at most FirstEventsShown), so a small round needs no logs
 	Logpoints    []logpoints.Status   `json:"logpoints"`         // the session's logpoints, each with its state in this cycle
 	Capture      *CaptureView         `json:"capture,omitempty"`
 	Diff         *DiffView            `json:"diff,omitempty"`
@@ -84,6 +86,12 @@ type ReproduceRegions struct {
 
 // maxListed bounds the items of one kind a report lists.
 const maxListed = 10
+
+// FirstEventsShown is how many of the cycle's events the report lists.
+const FirstEventsShown = 10
+
+// maxShownData bounds one event's data in the report's list (logs shows it whole).
+const maxShownData = 300
 
 // Reproduce renders the report: how the command ran, how long the settle
 // took, the evidence, the output tails, the capture or diff, what next.
@@ -167,6 +175,14 @@ func Reproduce(w io.Writer, v ReproduceView) {
 		fmt.Fprintln(w)
 		logpointTable(w, v.Logpoints, false)
 		logpointNotes(w, v.Logpoints, v.SessionID)
+	}
+	if n := len(v.FirstEvents); n > 0 {
+		head := "\nEVENTS"
+		if int64(n) < v.Evidence.Events {
+			head = fmt.Sprintf("\nEVENTS first %d of %d (all of them: debug-mode logs --session %s)", n, v.Evidence.Events, v.SessionID)
+		}
+		fmt.Fprintln(w, head)
+		writeEventTable(w, v.FirstEvents, maxShownData)
 	}
 	streamTail(w, "STDOUT", v.Stdout)
 	streamTail(w, "STDERR", v.Stderr)
