@@ -324,8 +324,9 @@ func TestCompiledHelperReportsHeldBackWhenKilled(t *testing.T) {
 }
 
 // TestGoHelperWritesTheFirstEventAtOnce: the first event of a process is
-// written at once, not at the writer's next tick, so a program killed 10 ms
-// after its only event (before a 20 ms timer) still delivered it.
+// written at once, not at the writer's next tick, so a program killed 15 ms
+// after its only event (a 20 ms timer, the old writer, never fires that early) still
+// delivered it.
 func TestGoHelperWritesTheFirstEventAtOnce(t *testing.T) {
 	requireRuntimes(t, []string{"go"})
 	t.Parallel()
@@ -344,7 +345,7 @@ import (
 
 func main() {
 	agentLog("H1", "only", func() any { return 1 })
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(15 * time.Millisecond)
 	syscall.Kill(syscall.Getpid(), syscall.SIGKILL)
 }
 `)
@@ -354,6 +355,6 @@ func main() {
 	cmd.Dir = root
 	cmd.Run()
 	if evs := e.Logged(s.SessionID); len(evs) != 1 {
-		t.Errorf("%d events from a program killed 10 ms after its first, want 1", len(evs))
+		t.Errorf("%d events from a program killed 15 ms after its first, want 1", len(evs))
 	}
 }
