@@ -258,7 +258,7 @@ func checkRequest(r Request) (Request, error) {
 			return r, badRequest("region %d is malformed", i+1)
 		}
 		g.Label, g.FirstCode = cut(g.Label, 200), cut(g.FirstCode, 200)
-		g.FirstCode, _ = evidence.RedactText(g.FirstCode)
+		g.FirstCode, _ = evidence.RedactCode(g.FirstCode)
 	}
 	sort.SliceStable(r.Regions, func(a, b int) bool {
 		x, y := r.Regions[a], r.Regions[b]
@@ -307,7 +307,7 @@ func checkRequest(r Request) (Request, error) {
 					l = cut(l, MaxSourceLineBytes)
 					f.CutLines++
 				}
-				red, n := evidence.RedactText(l)
+				red, n := evidence.RedactCode(l)
 				f.Lines[k] = red
 				redactions += n
 				total += int64(len(red))

@@ -86,7 +86,7 @@ func ParseHeldBack(line []byte, lim Limits) (hb HeldBack, rej *Rejection, isHeld
 			return fail("unknown member %q", droppedName([]byte(k)))
 		}
 	}
-	text := func(name string, max int) (string, string) {
+	text := func(name string, max int, redact func(string) (string, int)) (string, string) {
 		raw, ok := fields[name]
 		if !ok {
 			return "", fmt.Sprintf("missing %q", name)
@@ -101,7 +101,7 @@ func ParseHeldBack(line []byte, lim Limits) (hb HeldBack, rej *Rejection, isHeld
 		case len(s) > max:
 			return "", fmt.Sprintf("%q is %d bytes; the limit is %d bytes", name, len(s), max)
 		}
-		red, _ := RedactText(s)
+		red, _ := redact(s)
 		return red, ""
 	}
 	count := func(name string) (int64, string) {
@@ -121,13 +121,13 @@ func ParseHeldBack(line []byte, lim Limits) (hb HeldBack, rej *Rejection, isHeld
 		return n, ""
 	}
 	var why string
-	if hb.HypothesisID, why = text("hypothesisId", lim.MaxLabelBytes); why != "" {
+	if hb.HypothesisID, why = text("hypothesisId", lim.MaxLabelBytes, RedactIdent); why != "" {
 		return fail("%s", why)
 	}
-	if hb.Location, why = text("location", lim.MaxLocationBytes); why != "" {
+	if hb.Location, why = text("location", lim.MaxLocationBytes, RedactIdent); why != "" {
 		return fail("%s", why)
 	}
-	if hb.Process, why = text("process", MaxProcessBytes); why != "" {
+	if hb.Process, why = text("process", MaxProcessBytes, RedactText); why != "" {
 		return fail("%s", why)
 	}
 	if hb.Count, why = count("count"); why != "" {

@@ -17,6 +17,11 @@ func TestParseHeldBack(t *testing.T) {
 	if hb, _, _ := ParseHeldBack([]byte(secret), DefaultLimits); hb.Process != "[REDACTED:github-token]" {
 		t.Fatalf("process %q: not redacted", hb.Process)
 	}
+	// A file named for a secret keeps its location (a label is a name, too).
+	named := strings.Replace(strings.Replace(goodHeldBack, `"src/a.go:42"`, `"auth/token_store.py:12"`, 1), `"H1"`, `"H1 token: stale"`, 1)
+	if hb, _, _ := ParseHeldBack([]byte(named), DefaultLimits); hb.Location != "auth/token_store.py:12" || hb.HypothesisID != "H1 token: stale" {
+		t.Fatalf("location %q, label %q: redacted", hb.Location, hb.HypothesisID)
+	}
 	for _, line := range []string{
 		`{"hypothesisId":"H1","location":"a:1","message":"m","data":"agentDebugHeldBack","timestamp":1784313728231}`,
 		`{"agentDebugHeldBack":`, `["agentDebugHeldBack"]`, `"agentDebugHeldBack"`, `{"other":{"agentDebugHeldBack":1}}`,

@@ -365,9 +365,11 @@ func (p *parser) record() (Record, bool) {
 	rec.Location = all[hypLen : hypLen+locLen]
 	rec.Message = all[hypLen+locLen:]
 	if p.redact {
-		// Every stored string gets value redaction, not just data.
-		rec.HypothesisID = p.redactText(rec.HypothesisID)
-		rec.Location = p.redactText(rec.Location)
+		// Every stored string gets value redaction, not just data; the
+		// label and the location only that of secret-shaped values (see
+		// RedactIdent), so a file named token_store.py keeps its line.
+		rec.HypothesisID = p.redactIdent(rec.HypothesisID)
+		rec.Location = p.redactIdent(rec.Location)
 		rec.Message = p.redactText(rec.Message)
 	}
 	rec.Data = p.out
@@ -593,8 +595,20 @@ func (p *parser) container(open byte, depth int, emit bool) bool {
 	}
 	p.ws()
 	var redactedKeys map[string]bool // names changed by redaction, kept unique
-	for p.src[p.pos] != close {
+	// In an array, names alternating with values (a [name, value] pair,
+	// Node's rawHeaders) hide the value after a secret-looking name, as an
+	// object's name does: ["Cookie", "sid=…"].
+	names, after := open == '[' && emit && p.redact, pairNone
+	for i := 0; p.src[p.pos] != close; i++ {
 		emitValue := emit
+		if names && i%2 == 1 && after != pairNone && !isBoolOrNull(p.src[p.pos]) && !(after == pairCount && isNumberStart(p.src[p.pos])) {
+			p.out = append(p.out, `"[REDACTED]"`...)
+			p.n++
+			emitValue = false
+		}
+		if names && i%2 == 0 {
+			after, names = p.pairName()
+		}
 		if open == '{' {
 			key, ok := p.str()
 			if !ok {
@@ -618,7 +632,7 @@ func (p *parser) container(open byte, depth int, emit bool) bool {
 					p.out = append(p.out, p.src[key.start-1:key.end+1]...)
 				}
 				p.out = append(p.out, ':')
-				if p.redact && (secretName || p.secretKey(key)) && !isBoolOrNull(p.src[p.pos]) {
+				if p.redact && (secretName || p.secretKey(key, p.src[p.pos])) && !isBoolOrNull(p.src[p.pos]) {
 					// The walk below still checks limits on the hidden value.
 					p.out = append(p.out, `"[REDACTED]"`...)
 					p.n++
@@ -645,6 +659,45 @@ func (p *parser) container(open byte, depth int, emit bool) bool {
 	return true
 }
 
+// What an array element that may be a name says of the element after it.
+const (
+	pairNone   = iota // not a secret-looking name
+	pairSecret        // a secret-looking name: hide the next element
+	pairCount         // a plural one ("tokens"): hide the next unless it is a number
+)
+
+// pairName reads the array element at p.pos, at an even position, as the
+// name of a [name, value] pair. more is false once an even element is not
+// a short name, so an ordinary list of strings is never read as pairs.
+func (p *parser) pairName() (kind int, more bool) {
+	if p.src[p.pos] != '"' {
+		return pairNone, false
+	}
+	s := p.scan()
+	p.pos = s.start - 1 // value() reads the string again
+	if s.end-s.start > 64 {
+		return pairNone, false
+	}
+	name := p.src[s.start:s.end]
+	if s.escaped {
+		name = unquote(p.src[s.start-1 : s.end+1])
+	}
+	for _, c := range name {
+		if !isNameByte(c) && c != ' ' {
+			return pairNone, false
+		}
+	}
+	switch secret, plural := keyKind(name); {
+	case plural:
+		return pairCount, true
+	case secret:
+		return pairSecret, true
+	}
+	return pairNone, true
+}
+
+func isNumberStart(c byte) bool { return c == '-' || isDigit(c) }
+
 // uniqueName numbers a redacted name that an earlier one in the same object
 // already became ("[REDACTED:github-token] (2)"), so names stay unique.
 func uniqueName(name string, seen map[string]bool) string {
@@ -661,11 +714,16 @@ func uniqueName(name string, seen map[string]bool) string {
 // is often about.
 func isBoolOrNull(c byte) bool { return c == 't' || c == 'f' || c == 'n' }
 
-func (p *parser) secretKey(k span) bool {
+// secretKey reports whether name k hides a value that starts with first:
+// a secret-looking name does, but not over a number when the name is a
+// plural ("input_tokens": 523 counts tokens).
+func (p *parser) secretKey(k span, first byte) bool {
+	name := p.src[k.start:k.end]
 	if k.escaped {
-		return isSecretKey(unquote(p.src[k.start-1 : k.end+1]))
+		name = unquote(p.src[k.start-1 : k.end+1])
 	}
-	return isSecretKey(p.src[k.start:k.end])
+	secret, plural := keyKind(name)
+	return secret && !(plural && isNumberStart(first))
 }
 
 // clean redacts decoded text with the record's context, without counting.
@@ -675,11 +733,21 @@ func (p *parser) clean(s string) (string, int) {
 	if !p.force && !mightNeedRules(s) && !(p.aws && hasAWSSecretRun(s)) {
 		return s, 0
 	}
-	return redactWith(s, p.aws, !p.force)
+	return redactWith(s, p.aws, !p.force, keysAll)
 }
 
 func (p *parser) redactText(s string) string {
 	s, n := p.clean(s)
+	p.n += n
+	return s
+}
+
+// redactIdent is redactText for a label or a location (RedactIdent).
+func (p *parser) redactIdent(s string) string {
+	if !p.force && !mightNeedRules(s) && !(p.aws && hasAWSSecretRun(s)) {
+		return s
+	}
+	s, n := redactWith(s, p.aws, !p.force, keysNone)
 	p.n += n
 	return s
 }

@@ -20,7 +20,7 @@ func isKeySep(c byte) bool { return c == '-' || c == '_' || c == '.' || c == ' '
 var keyContains = []string{
 	"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",
 	"privatekey", "credential", "authorization", "cookie", "sessionid", "sessionkey",
-	"csrf", "xsrf", "signature", "authheader", "authkey",
+	"csrf", "xsrf", "signature", "authheader", "authkey", "accountkey",
 }
 
 // keyWords are too short to match inside other words ("author", "spinner",
@@ -33,8 +33,82 @@ var keyWords = []string{"pwd", "pw", "pass", "auth", "jwt", "otp", "ssn", "cvv",
 // they name ordinary things ("led_pin", "gpio_pin").
 var keyEquals = []string{"pin"}
 
+// notSecretWords continue a secret word into another word: "secretary",
+// "tokenizer", "tokenise". (Normalised: lower case, no separators.)
+var notSecretWords = []string{"secretar", "tokeniz", "tokenis"}
+
+// descriptorWords, as the last word of a key whose secret word stands
+// before it, say the key describes the secret instead of holding it:
+// "token_type", "tokens_count", "password_length", "secret_name",
+// "csrf_enabled", "token_expires_at". "id" is not one ("session_id" and
+// "access_key_id" are secrets), nor "hash" or "header".
+var descriptorWords = map[string]bool{
+	"count": true, "counts": true, "cnt": true, "num": true, "len": true, "length": true, "size": true,
+	"type": true, "types": true, "kind": true, "format": true, "alg": true, "algo": true, "algorithm": true,
+	"ttl": true, "expiry": true, "expires": true, "expired": true, "expiration": true, "exp": true,
+	"at": true, "time": true, "ts": true, "age": true, "name": true, "names": true, "path": true,
+	"file": true, "filename": true, "dir": true, "url": true, "uri": true, "endpoint": true,
+	"enabled": true, "disabled": true, "valid": true, "present": true, "required": true, "status": true,
+	"state": true, "source": true, "version": true, "rate": true, "limit": true, "bucket": true,
+	"index": true, "idx": true, "offset": true, "field": true, "fields": true, "mode": true, "policy": true,
+	"error": true, "errors": true, "reason": true, "min": true, "max": true, "strength": true,
+}
+
+// fileExtensions end a name that is a file, not a key: "token_store.py",
+// "secrets.go", "password_reset.js", "api_key.rb". A file name is never a
+// secret-looking key, wherever it stands (a location, a message, a data
+// name). Extensions that name key material (.key, .pem) are not listed.
+var fileExtensions = map[string]bool{
+	"c": true, "h": true, "cc": true, "cpp": true, "cxx": true, "hpp": true, "hh": true, "cs": true,
+	"java": true, "kt": true, "kts": true, "scala": true, "groovy": true, "go": true, "rs": true,
+	"py": true, "pyi": true, "pyx": true, "rb": true, "php": true, "pl": true, "pm": true, "js": true,
+	"mjs": true, "cjs": true, "jsx": true, "ts": true, "mts": true, "cts": true, "tsx": true, "vue": true,
+	"svelte": true, "swift": true, "m": true, "mm": true, "dart": true, "lua": true, "r": true, "ex": true,
+	"exs": true, "erl": true, "hs": true, "ml": true, "fs": true, "clj": true, "zig": true, "nim": true,
+	"sh": true, "bash": true, "zsh": true, "ps1": true, "psm1": true, "sql": true, "html": true, "htm": true,
+	"css": true, "scss": true, "erb": true, "j2": true, "tmpl": true, "tpl": true, "json": true,
+	"yaml": true, "yml": true, "toml": true, "ini": true, "cfg": true, "conf": true, "xml": true,
+	"txt": true, "md": true, "log": true, "csv": true, "properties": true, "gradle": true, "tf": true,
+	"proto": true, "graphql": true, "lock": true,
+}
+
+// isFileName reports whether key ends in ".<a known extension>".
+func isFileName[T ~string | ~[]byte](key T) bool {
+	dot := -1
+	for i := len(key) - 1; i >= 0 && i >= len(key)-11; i-- {
+		if key[i] == '.' {
+			dot = i
+			break
+		}
+	}
+	if dot <= 0 || dot == len(key)-1 {
+		return false
+	}
+	var ext [10]byte
+	n := 0
+	for _, c := range []byte(string(key[dot+1:])) {
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		ext[n] = c
+		n++
+	}
+	return fileExtensions[string(ext[:n])]
+}
+
 // isSecretKey reports whether a data object name marks its value as secret.
 func isSecretKey[T ~string | ~[]byte](key T) bool {
+	k, _ := keyKind(key)
+	return k
+}
+
+// keyKind is isSecretKey, and whether the key's last word is the plural of
+// a secret word ("tokens", "input_tokens", "passwords"): a number under
+// such a key counts things ("input_tokens": 523) and is not secret.
+func keyKind[T ~string | ~[]byte](key T) (secret, plural bool) {
+	if isFileName(key) {
+		return false, false
+	}
 	var buf [64]byte
 	norm := buf[:0]
 	last := 0      // where the key's last word starts in norm
@@ -56,21 +130,38 @@ func isSecretKey[T ~string | ~[]byte](key T) bool {
 	}
 	for _, w := range keyWords {
 		if string(norm) == w || string(norm[last:]) == w {
-			return true
+			return true, false
 		}
 	}
 	for _, w := range keyEquals {
 		if string(norm) == w {
-			return true
+			return true, false
 		}
 	}
+	describes := last > 0 && descriptorWords[string(norm[last:])]
 	for i, c := range norm {
 		if c -= 'a'; c < 26 {
 			for _, w := range containsByFirst[c] {
-				if hasPrefix(norm[i:], w) {
-					return true
+				if !hasPrefix(norm[i:], w) || continuesWord(norm[i:]) {
+					continue
 				}
+				end := i + len(w)
+				if describes && end <= last {
+					continue // "token_type": the secret word is described, not held
+				}
+				return true, i >= last && end == len(norm)-1 && norm[end] == 's'
 			}
+		}
+	}
+	return false, false
+}
+
+// continuesWord reports whether a secret word at the start of norm runs on
+// into a harmless word ("secretary", "tokenizer").
+func continuesWord(norm []byte) bool {
+	for _, w := range notSecretWords {
+		if hasPrefix(norm, w) {
+			return true
 		}
 	}
 	return false
@@ -305,8 +396,22 @@ var valueRules = []*valueRule{
 		secret:  awsKeyID},
 	{kind: "github-token", needles: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`},
-	{kind: "slack-token", needles: []string{"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"},
-		pattern: `\bxox[abprs]-[A-Za-z0-9-]{10,}`},
+	{kind: "slack-token", needles: []string{"xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-", "xapp-"},
+		pattern: `\b(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,}`},
+	{kind: "gitlab-token", needles: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-", "gloas-"},
+		pattern: `\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}`},
+	{kind: "npm-token", needles: []string{"npm_"},
+		pattern: `\bnpm_[A-Za-z0-9]{36}\b`},
+	{kind: "pypi-token", needles: []string{"pypi-AgE"},
+		pattern: `\bpypi-AgE[A-Za-z0-9_-]{50,}`},
+	{kind: "huggingface-token", needles: []string{"hf_"},
+		pattern: `\bhf_[A-Za-z0-9]{34,}\b`},
+	{kind: "sendgrid-key", needles: []string{"SG."},
+		pattern: `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`},
+	{kind: "shopify-token", needles: []string{"shpat_", "shpss_", "shpca_", "shppa_"},
+		pattern: `\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`},
+	{kind: "digitalocean-token", needles: []string{"dop_v1_", "doo_v1_", "dor_v1_"},
+		pattern: `\bdo[por]_v1_[a-f0-9]{64}`},
 	{kind: "stripe-key", needles: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
 		pattern: `\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`},
 	{kind: "google-api-key", needles: []string{"AIza"},
@@ -327,6 +432,15 @@ var valueRules = []*valueRule{
 	{kind: "secret-field", match: []string{`"`}, keyed: true,
 		pattern: `"([^"\\]{1,128})"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*))`,
 		secret:  secretField},
+	// A [name, value] pair, as headers are often listed (Python's
+	// list(headers.items()), a JSON array of pairs): ["Cookie", "sid=…"].
+	{kind: "secret-field", match: []string{","}, keyed: true,
+		pattern: `[\[(]\s*(?:"([^"\\]{1,128})"|'([^'\\]{1,128})')\s*,\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(-?[0-9][0-9.eE+-]*))`,
+		secret:  secretPair},
+	// XML elements: <password>…</password>.
+	{kind: "secret-field", match: []string{"</"}, keyed: true,
+		pattern: `<([A-Za-z][A-Za-z0-9_.:-]{0,63})>([^<]*)</`,
+		secret:  secretElement},
 	// key=value and key: value are found by scanning for the separator
 	// (a regexp without a literal to start from is slow) and match only up
 	// to it; the value is read in code, so a value cannot hide a secret key
@@ -359,19 +473,44 @@ func group(n int, valid func(string) bool) func(string, []int) (int, int, bool) 
 // group 1) when the key (group 1) is secret-looking. Booleans and null stay,
 // as under secret-looking keys in data.
 func secretField(s string, m []int) (int, int, bool) {
-	if !isSecretKey(s[m[2]:m[3]]) {
+	secret, plural := keyKind(s[m[2]:m[3]])
+	if !secret {
 		return 0, 0, false
 	}
 	for g := 2; 2*g+1 < len(m); g++ {
 		if a, z := m[2*g], m[2*g+1]; a >= 0 && z > a {
-			return a, z, secretValue(s[a:z])
+			return a, z, secretUnder(s[a:z], plural)
 		}
 	}
 	return 0, 0, false
 }
 
+// secretValue reports whether v may be a secret: not a marker already, and
+// not a literal that cannot carry one (true, false, null, and their
+// spellings in Python, Ruby, Go and JavaScript).
+// secretPair is secretField for a [name, value] pair, whose name is
+// group 1 or 2 (double or single quotes).
+func secretPair(s string, m []int) (int, int, bool) {
+	k := 1
+	if m[2] < 0 {
+		k = 2
+	}
+	return secretField(s, []int{m[0], m[1], m[2*k], m[2*k+1], m[6], m[7], m[8], m[9], m[10], m[11]})
+}
+
+// secretElement replaces the text of an XML element whose name looks secret.
+func secretElement(s string, m []int) (int, int, bool) {
+	secret, plural := keyKind(s[m[2]:m[3]])
+	a, z := m[4], m[5]
+	return a, z, secret && z > a && secretUnder(s[a:z], plural)
+}
+
 func secretValue(v string) bool {
-	return notRedacted(v) && v != "true" && v != "false" && v != "null"
+	switch v {
+	case "true", "false", "null", "True", "False", "None", "nil", "undefined", "NULL":
+		return false
+	}
+	return notRedacted(v)
 }
 
 // fieldValueAt finds the value that starts at i, after "key=" or "key:"
@@ -411,10 +550,14 @@ func isBareEnd(c byte) bool {
 }
 
 // keysBefore finds each name followed by sep: a letter, then up to 63
-// letters, digits or "_.-", directly before sep; before ':' also spaces and a
-// closing quote, plain or escaped (JSON text). Each match runs from the name
-// to the start of the value, with the name as group 1; only names that look
-// secret are returned.
+// letters, digits or "_.-", before sep, with spaces and a closing quote
+// (', ", or \" in JSON text) between them: "password: x", "token = x",
+// {'password': 'x'} (a Python dict), {"password" => "x"} (Ruby). The
+// value may start after ":=" (Go) or "=>" (Ruby, PHP); "==" is a
+// comparison, not a match. A name right after '/' or '\' is part of a
+// path ("auth/token:12"). Each match runs from the name to the start of
+// the value, with the name as group 1; only names that look secret are
+// returned.
 func keysBefore(sep byte) func(string) [][]int {
 	return func(s string) [][]int {
 		var out [][]int
@@ -423,33 +566,37 @@ func keysBefore(sep byte) func(string) [][]int {
 			if s[i] != sep {
 				continue
 			}
+			v := i + 1
+			if v < len(s) && (sep == ':' && s[v] == '=' || sep == '=' && s[v] == '>') {
+				v++
+			} else if sep == '=' && (v < len(s) && s[v] == '=' || i > 0 && s[i-1] == '=') {
+				continue // "==": a comparison
+			}
 			end := i
-			if sep == ':' {
-				for end > last && (s[end-1] == ' ' || s[end-1] == '\t') {
+			for end > last && (s[end-1] == ' ' || s[end-1] == '\t') {
+				end--
+			}
+			if end > last && (s[end-1] == '"' || s[end-1] == '\'') {
+				end--
+				if end > last && s[end-1] == '\\' {
 					end--
-				}
-				if end > last && s[end-1] == '"' {
-					end--
-					if end > last && s[end-1] == '\\' {
-						end--
-					}
 				}
 			}
 			start := end
 			for start > last && end-start < 64 && isNameByte(s[start-1]) {
 				start--
 			}
+			if start > 0 && s[start-1] == '\\' && start+1 < end && (s[start] == 'n' || s[start] == 'r' || s[start] == 't') {
+				start++ // "\npw: x" in JSON text: the escape is not part of the name
+			}
 			for start < end && !isUpper(s[start]) && !isLower(s[start]) {
 				start++
 			}
-			if start == end || !isSecretKey(s[start:end]) {
+			if start == end || start > 0 && (s[start-1] == '/' || s[start-1] == '\\') || !isSecretKey(s[start:end]) {
 				continue // only secret-looking names are of interest
 			}
-			v := i + 1
-			if sep == ':' {
-				for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-					v++
-				}
+			for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+				v++
 			}
 			out = append(out, []int{start, v, start, end})
 			last = v
@@ -465,25 +612,25 @@ func isNameByte(c byte) bool {
 // secretAssignment replaces the value after "key=" (the match) when the
 // key (group 1) is secret-looking.
 func secretAssignment(s string, m []int) (int, int, bool) {
-	if !isSecretKey(s[m[2]:m[3]]) {
-		return 0, 0, false
-	}
-	a, z, _ := fieldValueAt(s, m[1])
-	return a, z, z > a && secretValue(s[a:z])
+	return secretColonField(s, m)
 }
 
-// secretColonField is secretAssignment for "key: value". A bare value that
-// is an HTTP authentication scheme ("Authorization: Bearer …") hides the
-// token after it instead; a key at the start of a line (YAML, HTTP headers)
-// owns the rest of the line, so "password: correct horse battery" is
-// replaced whole. Elsewhere in a line only the first token is.
+// secretColonField replaces the value after "key: " or "key=" (the match)
+// when the key (group 1) is secret-looking. A bare value that is an HTTP
+// authentication scheme ("Authorization: Bearer …") hides the token after
+// it instead; a key at the start of a line (YAML, HTTP headers) owns the
+// rest of the line, so "password: correct horse battery" is replaced
+// whole, and so does a cookie anywhere (its value is a list of cookies).
+// Elsewhere in a line only the first token is.
 func secretColonField(s string, m []int) (int, int, bool) {
-	if !isSecretKey(s[m[2]:m[3]]) {
+	key := s[m[2]:m[3]]
+	secret, plural := keyKind(key)
+	if !secret {
 		return 0, 0, false
 	}
 	a, z, bare := fieldValueAt(s, m[1])
 	if !bare {
-		return a, z, z > a && secretValue(s[a:z])
+		return a, z, z > a && secretUnder(s[a:z], plural)
 	}
 	if isAuthScheme(s[a:z]) {
 		a = z
@@ -498,10 +645,10 @@ func secretColonField(s string, m []int) (int, int, bool) {
 			z++
 		}
 	}
-	if !secretValue(s[a:z]) {
+	if !secretUnder(s[a:z], plural) || isCodeLine(key, s[a:z]) {
 		return 0, 0, false
 	}
-	if atLineStart(s, m[2]) {
+	if atLineStart(s, m[2]) || containsFold(key, "cookie") {
 		for z < len(s) && !isTokenEnd(s[z]) {
 			z++
 		}
@@ -510,6 +657,42 @@ func secretColonField(s string, m []int) (int, int, bool) {
 		}
 	}
 	return a, z, z > a && secretValue(s[a:z])
+}
+
+// isCodeLine reports whether key: v is a place in code, a dotted name and
+// a line number ("TokenStore.refresh:42", "auth.tokens:7"), because the
+// name's last part is not secret by itself. "db.password: 1234" is secret.
+func isCodeLine(key, v string) bool {
+	dot := strings.LastIndexByte(key, '.')
+	if dot < 0 || v == "" || len(v) > 7 || isSecretKey(key[dot+1:]) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// secretUnder is secretValue, less a number under a plural key: a count.
+func secretUnder(v string, plural bool) bool {
+	return secretValue(v) && !(plural && isNumber(v))
+}
+
+// isNumber reports whether v is a decimal number such as 523 or 1.5.
+func isNumber(v string) bool {
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case isDigit(c):
+			digits++
+		case c == '.' || c == '-' && i == 0:
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // isTokenEnd ends a value in text: the end of a line (also as a "\n"
@@ -570,19 +753,51 @@ func RedactText(s string) (string, int) {
 	if !mightContainSecret(s) {
 		return s, 0
 	}
-	return redactWith(s, hasAWSKeyID(s), true)
+	return redactWith(s, hasAWSKeyID(s), true, keysAll)
 }
+
+// RedactIdent is RedactText for what a probe names its evidence with (a
+// hypothesis label, a location): text written in the code, not a runtime
+// value. Only secret-shaped values (tokens, keys, credentials in URLs) are
+// replaced; a word in a label or a file name never is, so
+// "auth/token_store.py:12" stays what the agent must find.
+func RedactIdent(s string) (string, int) {
+	if !mightContainSecret(s) {
+		return s, 0
+	}
+	return redactWith(s, hasAWSKeyID(s), true, keysNone)
+}
+
+// RedactCode is RedactText for a line of source code, shown as the context
+// of a probe: a secret-looking name hides only a quoted literal after it
+// (password = "hunter2"), not code (token = self.refresh(), token: str).
+func RedactCode(s string) (string, int) {
+	if !mightContainSecret(s) {
+		return s, 0
+	}
+	return redactWith(s, hasAWSKeyID(s), true, keysQuoted)
+}
+
+// keyMode says which values the rules that read a key before a value hide.
+type keyMode int
+
+const (
+	keysAll    keyMode = iota // every value: text, messages, data
+	keysNone                  // none: labels and locations
+	keysQuoted                // quoted literals only: source code
+)
 
 var compileRules sync.Once
 
 // redactAll is RedactText without the prefilter and without the gates in
 // front of each rule, so tests can check that they never change a result.
-func redactAll(s string) (string, int) { return redactWith(s, hasAWSKeyID(s), false) }
+func redactAll(s string) (string, int) { return redactWith(s, hasAWSKeyID(s), false, keysAll) }
 
 // redactWith applies every rule to s; aws says an AWS access key id is in
 // the same text or record, so that AWS secret keys are looked for too.
-// gated skips the rules whose literals (or key words) s does not hold.
-func redactWith(s string, aws, gated bool) (string, int) {
+// gated skips the rules whose literals (or key words) s does not hold;
+// keys says what the rules that read a key before a value may hide.
+func redactWith(s string, aws, gated bool, keys keyMode) (string, int) {
 	compileRules.Do(func() {
 		for _, r := range valueRules {
 			if r.locate == nil {
@@ -594,6 +809,8 @@ func redactWith(s string, aws, gated bool) (string, int) {
 	keyWord := -1 // whether s holds a key word; looked for once, when needed
 	for _, r := range valueRules {
 		switch {
+		case r.keyed && keys == keysNone:
+			continue
 		case !gated:
 		case r.needles != nil && !containsAny(s, r.needles),
 			r.match != nil && !containsAny(s, r.match),
@@ -612,7 +829,7 @@ func redactWith(s string, aws, gated bool) (string, int) {
 			}
 		}
 		var n int
-		s, n = r.apply(s)
+		s, n = r.apply(s, r.keyed && keys == keysQuoted)
 		total += n
 	}
 	if aws {
@@ -743,7 +960,9 @@ next:
 	return false
 }
 
-func (r *valueRule) apply(s string) (string, int) {
+// apply replaces the rule's matches in s; quoted keeps only those that
+// stand inside quotes.
+func (r *valueRule) apply(s string, quoted bool) (string, int) {
 	var matches [][]int
 	if r.locate != nil {
 		matches = r.locate(s)
@@ -757,6 +976,9 @@ func (r *valueRule) apply(s string) (string, int) {
 	last, n := 0, 0
 	for _, m := range matches {
 		a, z, ok := r.secret(s, m)
+		if quoted && ok && (a == 0 || s[a-1] != '"' && s[a-1] != '\'') {
+			continue
+		}
 		if !ok || a < last {
 			continue // or inside what a rule that reaches past its match replaced
 		}

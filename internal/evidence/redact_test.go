@@ -3,6 +3,7 @@ package evidence
 import (
 	"encoding/base64"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -116,7 +117,7 @@ func TestRedactText(t *testing.T) {
 func TestIsSecretKey(t *testing.T) {
 	secret := []string{
 		"password", "Password", "PASSWORD", "user_password", "db-password", "passwd", "passphrase",
-		"secret", "clientSecret", "CLIENT_SECRET", "token", "refresh_token", "accessToken", "tokenizer",
+		"secret", "clientSecret", "CLIENT_SECRET", "token", "refresh_token", "accessToken", "tokens", "input_tokens",
 		"apikey", "api_key", "API-KEY", "apiKey", "x.api.key", "Access Key", "accessKeyId", "private_key",
 		"privateKey", "credential", "credentials", "authorization", "Proxy-Authorization", "cookie", "Set-Cookie",
 		"sessionid", "session_id", "SESSION-KEY", "csrf", "csrf_token", "X-XSRF-TOKEN", "signature",
@@ -125,6 +126,9 @@ func TestIsSecretKey(t *testing.T) {
 		"pass", "PASS", "pw", "PW", "db_pass", "dbPass", "DB_PASS", "userPw", "user_pw", "smtpPwd", "SMTP-PWD",
 		"proxyAuth", "x-auth", "APIAuth", "card_cvv", "user_otp", "id_jwt", "pass_", "authHeader", "auth_header",
 		"auth_key", "AuthKey", "oauthKey",
+		// A secret word before a word that is not a descriptor; Azure keys.
+		"password_hash", "session_id", "secret_key", "token_value", "aws_secret_access_key", "AccountKey", "account_key",
+		"x-api-key", "api-key", "client_secret", "refreshToken", "set-cookie", "password1",
 	}
 	for _, k := range secret {
 		if !isSecretKey(k) {
@@ -138,6 +142,14 @@ func TestIsSecretKey(t *testing.T) {
 		"passes", "compass", "bypass", "surpass", "passport", "passenger", "pass_count", "passThrough",
 		"pwd_path", "OLDPWD", "pwdir", "authMethod", "auth_type", "authority_url", "led_pin", "gpio_pin",
 		"spin", "cabin", "otpSentAt", "jwtAlg", "bypassCache",
+		// A secret word that runs on into another word.
+		"secretary", "secretariat", "tokenizer", "tokenize", "tokenise",
+		// A descriptor after the secret word: the key describes the secret.
+		"tokens_count", "token_count", "token_type", "tokenType", "password_length", "passwordLength",
+		"secret_name", "credentials_path", "cookie_name", "csrf_enabled", "token_expires_at",
+		"signature_valid", "token_bucket", "max_password_length", "TOKEN_TTL",
+		// File names: a location's file is never a key.
+		"token_store.py", "secrets.go", "password_reset.js", "api_key.rb", "credentials.json", "Secrets.YAML",
 	}
 	for _, k := range plain {
 		if isSecretKey(k) {
@@ -311,6 +323,159 @@ func TestColonRuleQuietOnOrdinaryText(t *testing.T) {
 	} {
 		if got, n := RedactText(s); n != 0 || got != s {
 			t.Errorf("RedactText(%q) = %q (%d)", s, got, n)
+		}
+	}
+}
+
+// TestRedactionKeepsFileNames: a word in a file name never makes a
+// location (or a message or value naming that file) lose its line, and a
+// hypothesis label is never read as key: value. Value shapes still go.
+func TestRedactionKeepsFileNames(t *testing.T) {
+	for _, loc := range []string{
+		"auth/token_store.py:12", "secrets.go:5", "password_reset.js:7", "api_key.rb:3", "lib/credentials.py:9",
+		"cookie_jar.go:2:14", `C:\\src\\auth\\token:12`, "src/auth/token:12", "TokenStore.refresh:42",
+		"pkg/session_key.go:1", "app/Secret.kt:8", "src/passwd:3",
+	} {
+		hyp, msg := "H1 token: refresh races", "in "+loc+" loop, see secrets.go:5 and auth/token:9"
+		line := obj(`"hypothesisId":`+strconv.Quote(hyp), `"location":`+strconv.Quote(loc), `"message":`+strconv.Quote(msg),
+			`"data":{"file":`+strconv.Quote(loc)+`,"secrets.go":5,"at":["token_store.py",12]}`, tsM)
+		for _, force := range []bool{false, true} {
+			r, rej := normalize([]byte(line), DefaultLimits, force, false)
+			if rej != nil {
+				t.Fatal(rej.Reason)
+			}
+			if r.Location != loc || r.HypothesisID != hyp || r.Message != msg || r.Redactions != 0 {
+				t.Errorf("force=%v: %q, %q, %q (%d redactions); want the label, location and message unchanged", force, r.HypothesisID, r.Location, r.Message, r.Redactions)
+			}
+			if want := `{"file":` + strconv.Quote(loc) + `,"secrets.go":5,"at":["token_store.py",12]}`; string(r.Data) != want {
+				t.Errorf("force=%v: data %s, want %s", force, r.Data, want)
+			}
+		}
+	}
+	// Secret-shaped values in a label or a location are still replaced.
+	r, rej := Normalize([]byte(obj(`"hypothesisId":"H1 `+ghToken+`"`, `"location":"https://u:pw@h/auth/token.py:1"`, msgM, `"data":null`, tsM)), DefaultLimits)
+	if rej != nil {
+		t.Fatal(rej.Reason)
+	}
+	if r.HypothesisID != "H1 [REDACTED:github-token]" || r.Location != "https://u:[REDACTED:url-password]@h/auth/token.py:1" {
+		t.Errorf("label %q, location %q", r.HypothesisID, r.Location)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"password_reset.js:42", "password_reset.js:42"},
+		{"open token.json: no such file", "open token.json: no such file"},
+		{"read /etc/secrets:3 then token_store.py:12", "read /etc/secrets:3 then token_store.py:12"},
+		{"token: abc", "token: [REDACTED:secret-field]"},
+		{"secrets.key: abc", "secrets.key: [REDACTED:secret-field]"}, // .key is not a source file
+	} {
+		if got, _ := RedactText(tt.in); got != tt.want {
+			t.Errorf("RedactText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestRedactionSpellings: the spellings of secrets found reaching disk.
+func TestRedactionSpellings(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Authorization: Bearer abc123", "Authorization: Bearer [REDACTED:secret-field]"},
+		{"Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:basic-auth]"},
+		{"x-api-key: k3y", "x-api-key: [REDACTED:secret-field]"},
+		{"sent api-key=k3y", "sent api-key=[REDACTED:secret-field]"},
+		{"client_secret=s3c", "client_secret=[REDACTED:secret-field]"},
+		{`{"accessToken":"a1","refreshToken":"r1"}`, `{"accessToken":"[REDACTED:secret-field]","refreshToken":"[REDACTED:secret-field]"}`},
+		{"set-cookie: sid=abc; Path=/", "set-cookie: [REDACTED:secret-field]"},
+		{"request had Cookie: theme=dark; sid=abc", "request had Cookie: [REDACTED:secret-field]"},
+		{"https://user:pa55@host/x", "https://user:[REDACTED:url-password]@host/x"},
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----", "[REDACTED:private-key]"},
+		{"-----BEGIN EC PRIVATE KEY-----\nMHcC", "[REDACTED:private-key]"},
+		{"-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIF", "[REDACTED:private-key]"},
+		{"-----BEGIN DSA PRIVATE KEY-----\nMIIB", "[REDACTED:private-key]"},
+		{"xoxe-1-My0xLTEyMzQ1Njc4OTAtMTIzNDU xapp-1-A0123456789-0123456789-abcdef", "[REDACTED:slack-token] [REDACTED:slack-token]"},
+		{"glpat-xYz12345678901234567 glrt-abcdefghijklmnopqrst12", "[REDACTED:gitlab-token] [REDACTED:gitlab-token]"},
+		{"npm_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED:npm-token]"},
+		{"pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3", "[REDACTED:pypi-token]"},
+		{"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "[REDACTED:huggingface-token]"},
+		{"SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", "[REDACTED:sendgrid-key]"},
+		{"shpat_0123456789abcdef0123456789abcdef", "[REDACTED:shopify-token]"},
+		{"dop_v1_" + strings.Repeat("0123456789abcdef", 4), "[REDACTED:digitalocean-token]"},
+		{"AccountName=x;AccountKey=YWJjZGVm==;", "AccountName=x;AccountKey=[REDACTED:secret-field];"},
+		// Python, Ruby, Go and XML spellings of a field.
+		{"{'password': 'hunter2', 'user': 'bob'}", "{'password': '[REDACTED:secret-field]', 'user': 'bob'}"},
+		{`{"password" => "hunter2"}`, `{"password" => "[REDACTED:secret-field]"}`},
+		{`{:token=>"abc"}`, `{:token=>"[REDACTED:secret-field]"}`},
+		{`password := "hunter2"`, `password := "[REDACTED:secret-field]"`},
+		{"db password = hunter2", "db password = [REDACTED:secret-field]"},
+		{"if token == expected", "if token == expected"},
+		{"<user>bob</user><password>hunter2</password>", "<user>bob</user><password>[REDACTED:secret-field]</password>"},
+		{`\npw: hunter2`, `\npw: [REDACTED:secret-field]`},
+		// [name, value] pairs in text.
+		{`[["Cookie", "sid=abc"], ["Accept", "*/*"]]`, `[["Cookie", "[REDACTED:secret-field]"], ["Accept", "*/*"]]`},
+		{"[('X-Api-Key', 'k3y'), ('Accept', '*/*')]", "[('X-Api-Key', '[REDACTED:secret-field]'), ('Accept', '*/*')]"},
+	}
+	for _, tt := range tests {
+		got, n := RedactText(tt.in)
+		if got != tt.want {
+			t.Errorf("RedactText(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+		if all, m := redactAll(tt.in); all != got || m != n {
+			t.Errorf("the prefilter changed the result for %q: %q vs %q", tt.in, got, all)
+		}
+		if again, n2 := RedactText(got); again != got || n2 != 0 {
+			t.Errorf("second pass changed %q to %q", got, again)
+		}
+	}
+	// In data: [name, value] pairs and flat header lists (Node's rawHeaders).
+	for _, tt := range []struct{ data, want string }{
+		{`{"headers":[["Cookie","sid=abc"],["X-Api-Key","k"],["Accept","*/*"]]}`, `{"headers":[["Cookie","[REDACTED]"],["X-Api-Key","[REDACTED]"],["Accept","*/*"]]}`},
+		{`["Authorization","x y","Cookie","sid=1","Host","h"]`, `["Authorization","[REDACTED]","Cookie","[REDACTED]","Host","h"]`},
+		{`[["password",1234],["token",{"v":1}],["pin",true]]`, `[["password","[REDACTED]"],["token","[REDACTED]"],["pin",true]]`},
+		{`["tokens",523]`, `["tokens",523]`},
+	} {
+		for _, force := range []bool{false, true} {
+			r, rej := normalize([]byte(rec(tt.data)), DefaultLimits, force, false)
+			if rej != nil {
+				t.Fatal(rej.Reason)
+			}
+			if string(r.Data) != tt.want {
+				t.Errorf("force=%v: %s\n = %s\nwant %s", force, tt.data, r.Data, tt.want)
+			}
+		}
+	}
+}
+
+// TestRedactionFalsePositives: harmless keys and values stay visible. The
+// decisions are documented in docs/redaction.md.
+func TestRedactionFalsePositives(t *testing.T) {
+	keep := []string{
+		"tokens_count=42", "token_type=bearer", `{"token_type":"bearer","expires_in":3600}`, `{"tokens_count":5}`,
+		"input_tokens: 523, output_tokens: 17", `{"max_tokens":256,"total_tokens":"300"}`,
+		"passed: 12", "author: bob", "keyboard: us", "secretary: alice", "password_length: 12", "tokenizer: bpe",
+		"secret_name=db-creds", "token_expires_at: 2026-12-01T10:00:00Z", "csrf_enabled=true",
+		"commit da39a3ee5e6b4b0d3255bfef95601890afd80709", "id 550e8400-e29b-41d4-a716-446655440000",
+		"sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"b64 aGVsbG8gd29ybGQgdGhpcyBpcyBvcmRpbmFyeSBkYXRhIGZvciBhIHRlc3Q=",
+		"cursor eyJwYWdlIjoyfQ==", "password: None", "token = nil", "shell: /bin/bash", "hf_hub_download", "SG.1",
+		"do_v1_upgrade", "npm_config_cache=/tmp/x", "gl-matrix", "expected Bearer 3 times", "Basic setup done",
+		"token == expected", "[\"tokens\", 523]", "<author>bob</author>",
+	}
+	for _, s := range keep {
+		if got, n := RedactText(s); got != s || n != 0 {
+			t.Errorf("RedactText(%q) = %q (%d); want it kept", s, got, n)
+		}
+	}
+	for _, tt := range []struct{ data string }{
+		{`{"tokens_count":5,"token_type":"bearer","passed":3,"author":"bob","keyboard":"us","secretary":"alice"}`},
+		{`{"usage":{"input_tokens":523,"output_tokens":17,"max_tokens":1024}}`},
+		{`{"sha":"da39a3ee5e6b4b0d3255bfef95601890afd80709","uuid":"550e8400-e29b-41d4-a716-446655440000"}`},
+		{`{"checksum":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","blob":"aGVsbG8gd29ybGQ="}`},
+		{`{"fields":["user","email","password_hash"],"names":["Accept","Host"]}`},
+		{`["password",true,"token",null]`},
+	} {
+		r, rej := Normalize([]byte(rec(tt.data)), DefaultLimits)
+		if rej != nil {
+			t.Fatal(rej.Reason)
+		}
+		if string(r.Data) != tt.data || r.Redactions != 0 {
+			t.Errorf("data %s became %s (%d redactions); want it kept", tt.data, r.Data, r.Redactions)
 		}
 	}
 }
