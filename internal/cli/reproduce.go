@@ -115,6 +115,8 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 	switch {
 	case len(o.args) == 0:
 		return usagef("give the command to run after --, e.g. debug-mode reproduce --session %s -- python3 report.py", id)
+	case strings.TrimSpace(o.args[0]) == "":
+		return usagef("the command after -- is empty (%q); give the program to run as the first word after --, e.g. debug-mode reproduce --session %s -- python3 report.py (a shell command line: -- sh -c '…')", o.args[0], id)
 	case o.timeout <= 0 || o.timeout > reproduce.MaxTimeout:
 		return usagef("--timeout must be more than 0 and at most %s, e.g. 30s or 10m", reproduce.MaxTimeout)
 	case o.maxPerLocation < 0 || o.maxPerLocation > sessionenv.MaxMaxPerLocation:

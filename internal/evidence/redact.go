@@ -612,7 +612,12 @@ func isNameByte(c byte) bool {
 // secretAssignment replaces the value after "key=" (the match) when the
 // key (group 1) is secret-looking.
 func secretAssignment(s string, m []int) (int, int, bool) {
-	return secretColonField(s, m)
+	secret, plural := keyKind(s[m[2]:m[3]])
+	if !secret {
+		return 0, 0, false
+	}
+	a, z, _ := fieldValueAt(s, m[1])
+	return a, z, z > a && secretUnder(s[a:z], plural)
 }
 
 // secretColonField replaces the value after "key: " or "key=" (the match)

@@ -404,6 +404,7 @@ func TestRedactionSpellings(t *testing.T) {
 		{`{:token=>"abc"}`, `{:token=>"[REDACTED:secret-field]"}`},
 		{`password := "hunter2"`, `password := "[REDACTED:secret-field]"`},
 		{"db password = hunter2", "db password = [REDACTED:secret-field]"},
+		{"password=hunter2 max=500", "password=[REDACTED:secret-field] max=500"},
 		{"if token == expected", "if token == expected"},
 		{"<user>bob</user><password>hunter2</password>", "<user>bob</user><password>[REDACTED:secret-field]</password>"},
 		{`\npw: hunter2`, `\npw: [REDACTED:secret-field]`},

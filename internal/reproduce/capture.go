@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 )
 
 // Bounds of the output kept per stream: the head and the tail, since the
@@ -68,9 +69,12 @@ func (s *Stream) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Kept is what is kept of the stream: everything when it fit, else the head
-// and the tail, each cut at a line boundary near the cut, with one marker
-// line between them that says how much was left out.
+// Kept is what is kept of the stream, as text: every byte that is not
+// UTF-8 (binary output, a lone surrogate) is written as the four
+// characters \xNN, and the text is everything when it fits, else the head
+// and the tail, each within its bound after that escaping and cut at a
+// line boundary near the cut, with one marker line between them that says
+// how many bytes of output were left out.
 func (s *Stream) Kept() (kept []byte, total, omitted int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -78,26 +82,116 @@ func (s *Stream) Kept() (kept []byte, total, omitted int64) {
 	if s.full {
 		tail = append(append([]byte{}, s.tail[s.pos:]...), s.tail[:s.pos]...)
 	}
-	if s.total <= int64(len(s.head)+len(tail)) {
-		return append(append([]byte{}, s.head...), tail...), s.total, 0
-	}
 	head := s.head
+	if s.total <= int64(len(s.head)+len(tail)) {
+		all := append(append([]byte{}, s.head...), tail...)
+		h := fitHead(all, s.headMax)
+		rest := all[h:]
+		t := fitTail(rest, s.tailMax)
+		if t == 0 {
+			return EscapeInvalid(all), s.total, 0
+		}
+		head, tail = all[:h], rest[t:]
+	} else {
+		head, tail = head[:fitHead(head, s.headMax)], tail[fitTail(tail, s.tailMax):]
+	}
 	if i := bytes.LastIndexByte(head, '\n'); i >= 0 && len(head)-i-1 <= lineSlack {
 		head = head[:i+1]
 	}
 	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < lineSlack {
 		tail = tail[i+1:]
 	}
+	for k := 0; k < utf8.UTFMax-1 && len(tail) > 0 && !utf8.RuneStart(tail[0]); k++ {
+		tail = tail[1:] // the rest of a character cut in two
+	}
 	omitted = s.total - int64(len(head)+len(tail))
 	var b bytes.Buffer
-	b.Write(head)
+	b.Write(EscapeInvalid(head))
 	if len(head) > 0 && head[len(head)-1] != '\n' {
 		b.WriteByte('\n')
 	}
 	b.WriteString(OmittedMarker(omitted))
 	b.WriteByte('\n')
-	b.Write(tail)
+	b.Write(EscapeInvalid(tail))
 	return b.Bytes(), s.total, omitted
+}
+
+// escapedLen is how long the character (or invalid byte) at the start of
+// b is once escaped, and how many bytes of b it takes.
+func escapedLen(b []byte) (out, in int) {
+	r, size := utf8.DecodeRune(b)
+	if r == utf8.RuneError && size <= 1 {
+		return 4, 1
+	}
+	return size, size
+}
+
+// fitHead is how many bytes at the start of b stay within max once
+// escaped; a character is never cut in two.
+func fitHead(b []byte, max int) int {
+	n, i := 0, 0
+	for i < len(b) {
+		out, in := escapedLen(b[i:])
+		if n+out > max {
+			break
+		}
+		n, i = n+out, i+in
+	}
+	return i
+}
+
+// fitTail is where the end of b that stays within max once escaped
+// starts.
+func fitTail(b []byte, max int) int {
+	n := 0
+	for i := 0; i < len(b); {
+		out, in := escapedLen(b[i:])
+		n += out
+		i += in
+	}
+	i := 0
+	for i < len(b) && n > max {
+		out, in := escapedLen(b[i:])
+		n, i = n-out, i+in
+	}
+	return i
+}
+
+// EscapeInvalid returns b as valid UTF-8, every byte that is not part of a
+// UTF-8 character written as \xNN (as output.Escape shows it): binary
+// output stays readable and costs four bytes a byte, never more.
+func EscapeInvalid(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/4)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			out = append(out, '\\', 'x', hexDigit[b[i]>>4], hexDigit[b[i]&15])
+			i++
+			continue
+		}
+		out = append(out, b[i:i+size]...)
+		i += size
+	}
+	return out
+}
+
+const hexDigit = "0123456789abcdef"
+
+// KeepText bounds text that reached the service from elsewhere than Kept
+// (an older client): escaped as Kept escapes it, and cut to the head and
+// the tail when it is longer than Kept keeps. omitted grows by what the
+// cut left out.
+func KeepText(raw []byte, omitted int64) ([]byte, int64) {
+	if len(raw) <= HeadBytes+TailBytes && utf8.Valid(raw) {
+		return raw, omitted
+	}
+	s := newStream(HeadBytes, TailBytes)
+	s.Write(raw)
+	text, _, cut := s.Kept()
+	return text, omitted + cut
 }
 
 // OmittedMarker is the line that stands for the middle of a long stream.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Run starts the supervisor from os.Executable(), which in a test is this
@@ -228,6 +230,45 @@ func TestOutputBounded(t *testing.T) {
 	s.Write(bytes.Repeat([]byte("x"), 1<<20))
 	if b, total, _ := s.Kept(); len(b) > 10+20+len(OmittedMarker(1<<20))+2 || total != 3+1<<20 {
 		t.Fatalf("huge write kept %d bytes of %d", len(b), total)
+	}
+}
+
+// TestOutputBinary: output that is not text (NULs, a PNG, lone
+// surrogates, random bytes) is kept as valid UTF-8 with every invalid byte
+// written \xNN, and escaping never takes it past the bounds.
+func TestOutputBinary(t *testing.T) {
+	s := newStream(100, 300)
+	s.Write([]byte("a\x00b\xffc\xed\xa0\x80d\x89PNG\r\n\x1a\n"))
+	if got := kept(s); got != `a`+"\x00"+`b\xffc\xed\xa0\x80d\x89PNG`+"\r\n\x1a\n" {
+		t.Fatalf("kept %q", got)
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{350, 400, 3000, 1 << 20} {
+		s := newStream(100, 300)
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		s.Write(b)
+		text, total, omitted := s.Kept()
+		if !utf8.Valid(text) || total != int64(size) {
+			t.Fatalf("%d bytes: kept %d bytes, valid UTF-8 %v, total %d", size, len(text), utf8.Valid(text), total)
+		}
+		if max := 100 + 300 + len(OmittedMarker(omitted)) + 2; len(text) > max || omitted <= 0 {
+			t.Fatalf("%d bytes: kept %d bytes (at most %d), omitted %d", size, len(text), max, omitted)
+		}
+		if !strings.Contains(string(text), `\x`) {
+			t.Fatalf("%d bytes: no \\x escape in %q", size, text)
+		}
+	}
+	// Text from an older client is escaped and bounded the same way.
+	raw := bytes.Repeat([]byte{0xff}, HeadBytes+TailBytes)
+	text, omitted := KeepText(raw, 7)
+	if !utf8.Valid(text) || len(text) > HeadBytes+TailBytes+200 || omitted <= 7 {
+		t.Fatalf("KeepText kept %d bytes, omitted %d", len(text), omitted)
+	}
+	if text, omitted := KeepText([]byte("ok\n"), 0); string(text) != "ok\n" || omitted != 0 {
+		t.Fatalf("KeepText changed text: %q %d", text, omitted)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/reproduce"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
@@ -291,10 +292,13 @@ func (s *Server) handleReproduceEnd(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ReproduceEnded{Settle: settled, Status: st, Stdout: tail(stored.Stdout), Stderr: tail(stored.Stderr)})
 }
 
-// storedStream is a stream as it will be stored: valid UTF-8 (redaction
-// happens in the store).
+// storedStream is a stream as it will be stored: valid UTF-8, bytes that
+// are not written \xNN, within the store's bound (redaction happens in the
+// store). The CLI sends it so already; this keeps a report from being lost
+// when a client did not.
 func storedStream(r RawStream) store.OutputStream {
-	return store.OutputStream{Text: strings.ToValidUTF8(string(r.Kept), "\uFFFD"), TotalBytes: r.TotalBytes, OmittedBytes: r.OmittedBytes}
+	text, omitted := reproduce.KeepText(r.Kept, r.OmittedBytes)
+	return store.OutputStream{Text: string(text), TotalBytes: r.TotalBytes, OmittedBytes: omitted}
 }
 
 // tail is the end of a stored stream for the report.
