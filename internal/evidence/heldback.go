@@ -110,13 +110,18 @@ func ParseHeldBack(line []byte, lim Limits) (hb HeldBack, rej *Rejection, isHeld
 			return 0, fmt.Sprintf("missing %q", name)
 		}
 		raw = bytes.TrimSpace(raw)
+		n, err := int64(0), error(nil)
 		if len(raw) == 0 || len(raw) > 16 || bytes.IndexFunc(raw, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-			shown := string(raw[:min(len(raw), 32)])
-			return 0, fmt.Sprintf("%q must be a positive integer; got %s", name, shown)
+			err = strconv.ErrSyntax
+		} else {
+			n, err = strconv.ParseInt(string(raw), 10, 64)
 		}
-		n, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil || n < 1 || n > MaxHeldBackCount {
-			return 0, fmt.Sprintf("%q must be a positive integer of at most %d; got %s", name, int64(MaxHeldBackCount), raw)
+			shown := string(raw[:min(len(raw), 32)])
+			if len(raw) > 32 {
+				shown += "…"
+			}
+			return 0, fmt.Sprintf("%q must be a whole number from 1 to %d; got %s", name, int64(MaxHeldBackCount), shown)
 		}
 		return n, ""
 	}

@@ -33,10 +33,10 @@ func TestParseHeldBack(t *testing.T) {
 	long := strings.Repeat("p", MaxProcessBytes+1)
 	for _, c := range []struct{ line, want string }{
 		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","count":1,"cap":1}}`, `missing "process"`},
-		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":0,"cap":1}}`, `"count" must be a positive integer of at most`},
-		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":1.5,"cap":1}}`, `"count" must be a positive integer; got 1.5`},
-		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":"1","cap":1}}`, `"count" must be a positive integer; got "1"`},
-		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":1,"cap":99999999999999999999}}`, `"cap" must be a positive integer`},
+		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":0,"cap":1}}`, `"count" must be a whole number from 1 to 9007199254740991; got 0`},
+		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":1.5,"cap":1}}`, `"count" must be a whole number from 1 to 9007199254740991; got 1.5`},
+		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":"1","cap":1}}`, `"count" must be a whole number from 1 to 9007199254740991; got "1"`},
+		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"p","count":1,"cap":99999999999999999999}}`, `"cap" must be a whole number from 1 to 9007199254740991; got 99999999999999999999`},
 		{`{"agentDebugHeldBack":{"hypothesisId":"","location":"a:1","process":"p","count":1,"cap":1}}`, `"hypothesisId" must not be empty`},
 		{`{"agentDebugHeldBack":{"hypothesisId":1,"location":"a:1","process":"p","count":1,"cap":1}}`, `"hypothesisId" must be a string, not a number`},
 		{`{"agentDebugHeldBack":{"hypothesisId":"H1","location":"a:1","process":"` + long + `","count":1,"cap":1}}`, `"process" is 129 bytes; the limit is 128 bytes`},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentic-debug-mode/debug-mode/internal/evidence"
 	"github.com/agentic-debug-mode/debug-mode/internal/logpoints"
 	"github.com/agentic-debug-mode/debug-mode/internal/probes"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
@@ -211,7 +212,11 @@ func hypothesisList(hs []store.HypothesisCount) string {
 
 // HeldBackLine is one held-back location, as status and reproduce say it.
 func HeldBackLine(h store.HeldBackCount) string {
-	s := fmt.Sprintf("%s events at %s (%s)", thousands(h.Count), Escape(h.Location), Escape(h.HypothesisID))
+	n := thousands(h.Count)
+	if h.Count >= evidence.MaxHeldBackCount {
+		n = "at least " + n // the sum saturates there (store.addHeldBack)
+	}
+	s := fmt.Sprintf("%s events at %s (%s)", n, Escape(h.Location), Escape(h.HypothesisID))
 	if h.Processes > 1 {
 		s += fmt.Sprintf(" from %d processes", h.Processes)
 	}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
+	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
 
 // Create renders the contract's block: the heading and three lines, then
@@ -61,8 +63,18 @@ func helperCommand(sessionID string) string {
 	return "debug-mode template --language <language> --ingest http --section helper --session " + sessionID
 }
 
-// Status renders evidence health and every stored diagnostic.
-func Status(w io.Writer, in service.StatusInfo) {
+// MaxDiagnosticGroups bounds the groups of diagnostics status lists
+// unless asked for all of them.
+const MaxDiagnosticGroups = 10
+
+// Status renders evidence health and the stored diagnostics, grouped by
+// reason (StatusAll lists each one).
+func Status(w io.Writer, in service.StatusInfo) { status(w, in, false) }
+
+// StatusAll is Status listing every stored diagnostic on its own.
+func StatusAll(w io.Writer, in service.StatusInfo) { status(w, in, true) }
+
+func status(w io.Writer, in service.StatusInfo, all bool) {
 	t := table(w)
 	fmt.Fprintln(t, "SESSION STATUS")
 	fmt.Fprintf(t, "Session ID\t%s\n", in.SessionID)
@@ -107,8 +119,8 @@ func Status(w io.Writer, in service.StatusInfo) {
 		fmt.Fprintf(t, "Skipping\tappend path line %d is over the record limit and has no newline yet; it was rejected (see diagnostics) and is discarded as it is written, and the records after its newline are taken in\n", in.SkippingLine)
 	}
 	userEvidenceRow(t, in.UserEvidence, in.SessionID)
+	fmt.Fprintf(t, "OTLP Endpoint\t%s\n", in.OTLPEndpoint)
 	t.Flush()
-	fmt.Fprintf(w, "OTLP Endpoint %s\n", in.OTLPEndpoint) // as create prints it
 
 	var warnings []string
 	if in.IngestURLChanged {
@@ -128,6 +140,10 @@ func Status(w io.Writer, in service.StatusInfo) {
 		fmt.Fprintln(w, "\nDIAGNOSTICS none")
 		return
 	}
+	if !all {
+		diagnosticGroups(w, in)
+		return
+	}
 	fmt.Fprintf(w, "\nDIAGNOSTICS (%d", len(in.Diagnostics))
 	if in.DiagnosticsOmitted > 0 {
 		fmt.Fprintf(w, " shown, %d more not kept", in.DiagnosticsOmitted)
@@ -136,16 +152,77 @@ func Status(w io.Writer, in service.StatusInfo) {
 	t = table(w)
 	fmt.Fprintln(t, "#\tTIME\tSOURCE\tLEVEL\tPOSITION\tREASON")
 	for i, d := range in.Diagnostics {
-		tm := "-"
-		if d.ReceivedAt > 0 {
-			tm = UTCMillis(d.ReceivedAt)[11:]
-		}
-		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, tm, Escape(d.Source), Escape(d.Level), Escape(d.Position), Escape(d.Reason))
+		fmt.Fprintf(t, "%d\t%s\t%s\t%s\t%s\t%s\n", i+1, diagTime(d.ReceivedAt), Escape(d.Source), Escape(d.Level), Escape(d.Position), Escape(d.Reason))
 		if d.Excerpt != "" {
 			fmt.Fprintf(t, "\t\t\t\texcerpt\t%s\n", Escape(d.Excerpt))
 		}
 	}
 	t.Flush()
+}
+
+func diagTime(ms int64) string {
+	if ms <= 0 {
+		return "-"
+	}
+	return UTCMillis(ms)[11:]
+}
+
+// diagnosticGroups lists the diagnostics once per distinct (source, level,
+// reason), most frequent first, with the first one's time, position and
+// excerpt: a thousand records refused for one reason cost one row. At most
+// MaxDiagnosticGroups groups; the last line says how to see the rest.
+func diagnosticGroups(w io.Writer, in service.StatusInfo) {
+	type key struct{ source, level, reason string }
+	type group struct {
+		first store.Diagnostic
+		n     int
+	}
+	var order []key
+	groups := map[key]*group{}
+	for _, d := range in.Diagnostics {
+		k := key{d.Source, d.Level, d.Reason}
+		if g := groups[k]; g != nil {
+			g.n++
+			continue
+		}
+		groups[k] = &group{first: d, n: 1}
+		order = append(order, k)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return groups[order[i]].n > groups[order[j]].n })
+	fmt.Fprintf(w, "\nDIAGNOSTICS (%s", plural(int64(len(in.Diagnostics)), "diagnostic", "diagnostics"))
+	if in.DiagnosticsOmitted > 0 {
+		fmt.Fprintf(w, ", %d more not kept", in.DiagnosticsOmitted)
+	}
+	fmt.Fprintf(w, "; %s)\n", plural(int64(len(order)), "distinct reason", "distinct reasons"))
+	t := table(w)
+	fmt.Fprintln(t, "#\tCOUNT\tFIRST AT\tSOURCE\tLEVEL\tFIRST POSITION\tREASON")
+	shown, rest := order, 0
+	if len(shown) > MaxDiagnosticGroups {
+		shown = order[:MaxDiagnosticGroups]
+		for _, k := range order[MaxDiagnosticGroups:] {
+			rest += groups[k].n
+		}
+	}
+	for i, k := range shown {
+		g := groups[k]
+		d := g.first
+		fmt.Fprintf(t, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", i+1, g.n, diagTime(d.ReceivedAt), Escape(d.Source), Escape(d.Level), Escape(d.Position), Escape(d.Reason))
+		if d.Excerpt != "" {
+			fmt.Fprintf(t, "\t\t\t\t\texcerpt\t%s\n", Escape(d.Excerpt))
+		}
+	}
+	t.Flush()
+	switch {
+	case rest > 0:
+		more := "more distinct reasons"
+		if len(order)-len(shown) == 1 {
+			more = "more distinct reason"
+		}
+		fmt.Fprintf(w, "… and %d %s (%s) not shown: debug-mode status --session %s --all lists every diagnostic (--json too)\n",
+			len(order)-len(shown), more, plural(int64(rest), "diagnostic", "diagnostics"), in.SessionID)
+	case len(order) < len(in.Diagnostics):
+		fmt.Fprintf(w, "Each diagnostic with its own position: debug-mode status --session %s --all\n", in.SessionID)
+	}
 }
 
 // Sessions renders the session list.

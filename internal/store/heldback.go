@@ -79,6 +79,27 @@ type HeldBackCount struct {
 	Processes    int    `json:"processes"` // how many processes reached it
 }
 
+// addHeldBack adds two held-back counts, saturating at
+// evidence.MaxHeldBackCount: 10,000 processes may each report up to it, and
+// a sum that overflowed would print a negative count. A count at the bound
+// reads "at least" (output.HeldBackLine).
+func addHeldBack(a, b int64) int64 {
+	if a > evidence.MaxHeldBackCount-b {
+		return evidence.MaxHeldBackCount
+	}
+	return a + b
+}
+
+// validHeldBack reports whether a persisted entry is one apply could have
+// made; heldback.json is read back after a crash and must not bring in
+// counts the parser refuses.
+func validHeldBack(e heldBackEntry) bool {
+	ok := func(n int64) bool { return n >= 1 && n <= evidence.MaxHeldBackCount }
+	return ok(e.Count) && ok(e.Cap) && e.Process != "" && e.HypothesisID != "" && e.Location != "" &&
+		len(e.Process) <= evidence.MaxProcessBytes && len(e.HypothesisID) <= evidence.DefaultLimits.MaxLabelBytes &&
+		len(e.Location) <= evidence.DefaultLimits.MaxLocationBytes
+}
+
 // summary groups the entries by (hypothesis, location), most held back
 // first, with the total over every location.
 func (h *heldBack) summary() (list []HeldBackCount, total int64) {
@@ -90,10 +111,10 @@ func (h *heldBack) summary() (list []HeldBackCount, total int64) {
 			c = &HeldBackCount{HypothesisID: k.HypothesisID, Location: k.Location}
 			by[loc{k.HypothesisID, k.Location}] = c
 		}
-		c.Count += v.Count
+		c.Count = addHeldBack(c.Count, v.Count)
 		c.Cap = max(c.Cap, v.Cap)
 		c.Processes++
-		total += v.Count
+		total = addHeldBack(total, v.Count)
 	}
 	list = make([]HeldBackCount, 0, len(by))
 	for _, c := range by {
@@ -127,6 +148,9 @@ func (s *Session) loadHeldBack() error {
 		return nil
 	}
 	for _, e := range f.Entries {
+		if !validHeldBack(e) || len(s.held.entries) >= MaxHeldBackEntries {
+			continue
+		}
 		if s.held.entries == nil {
 			s.held.entries = map[heldBackKey]heldBackValue{}
 		}
