@@ -178,7 +178,7 @@ func TestIngestURLChangeIsReported(t *testing.T) {
 
 	out := e.MustRun("reset", "--session", s.SessionID)
 	for _, want := range []string{
-		"Ingest URL   " + newURL + "\n",
+		"Ingest URL    " + newURL + "\n",
 		"WARNING: the Ingest URL changed (it was " + s.IngestURL + "): " + risk,
 		"__INGEST_URL__",
 	} {

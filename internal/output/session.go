@@ -13,11 +13,12 @@ import (
 )
 
 // Create renders the contract's block: the heading and three lines, then
-// the OTLP Endpoint for OpenTelemetry exporters.
+// the OTLP Endpoint for OpenTelemetry exporters, every value in one column
+// (the widest label, "OTLP Endpoint", sets it).
 func Create(w io.Writer, in service.SessionInfo) {
-	fmt.Fprintf(w, "SESSION CREATED\nSession ID   %s\nIngest URL   %s\nAppend Path  %s\nOTLP Endpoint %s\n", in.SessionID, in.IngestURL, in.AppendPath, in.OTLPEndpoint)
+	fmt.Fprintf(w, "SESSION CREATED\nSession ID    %s\nIngest URL    %s\nAppend Path   %s\nOTLP Endpoint %s\n", in.SessionID, in.IngestURL, in.AppendPath, in.OTLPEndpoint)
 	if in.ProjectRoot != "" {
-		fmt.Fprintf(w, "Project root %s (event locations are stored relative to it)\n", in.ProjectRoot)
+		fmt.Fprintf(w, "Project root  %s (event locations are stored relative to it)\n", in.ProjectRoot)
 	}
 	capLine(w, in.MaxPerLocation)
 }
@@ -26,13 +27,13 @@ func Create(w io.Writer, in service.SessionInfo) {
 // default written into it would not know.
 func capLine(w io.Writer, n int64) {
 	if n != sessionenv.DefaultMaxPerLocation && n > 0 {
-		fmt.Fprintf(w, "Cap          %s events per location per process (reproduce exports it as %s)\n", thousands(n), sessionenv.MaxPerLocation)
+		fmt.Fprintf(w, "Cap           %s events per location per process (reproduce exports it as %s)\n", thousands(n), sessionenv.MaxPerLocation)
 	}
 }
 
 // Reset renders a reset: the new cycle and the endpoints valid now.
 func Reset(w io.Writer, in service.SessionInfo) {
-	fmt.Fprintf(w, "SESSION RESET\nSession ID   %s\nCycle        %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL   %s\nAppend Path  %s\nOTLP Endpoint %s\n",
+	fmt.Fprintf(w, "SESSION RESET\nSession ID    %s\nCycle         %d (sequence restarts at 1; pages and cursors from earlier cycles are void)\nIngest URL    %s\nAppend Path   %s\nOTLP Endpoint %s\n",
 		in.SessionID, in.Cycle, in.IngestURL, in.AppendPath, in.OTLPEndpoint)
 	capLine(w, in.MaxPerLocation)
 	if in.IngestURLChanged {
@@ -254,7 +255,7 @@ func Sessions(w io.Writer, in service.SessionList, all bool) {
 
 // Clean renders a deleted session.
 func Clean(w io.Writer, id string) {
-	fmt.Fprintf(w, "SESSION CLEANED\nSession ID   %s\nIts evidence, diagnostics and metadata are deleted.\n", id)
+	fmt.Fprintf(w, "SESSION CLEANED\nSession ID    %s\nIts evidence, diagnostics and metadata are deleted.\n", id)
 }
 
 // Stop renders the result of stop.

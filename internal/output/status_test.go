@@ -79,3 +79,22 @@ func TestHeldBackLineSaturated(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestCreateAndResetAligned: every value of create and reset starts in the
+// column the OTLP Endpoint's label sets.
+func TestCreateAndResetAligned(t *testing.T) {
+	in := service.SessionInfo{SessionID: "s1", IngestURL: "http://127.0.0.1:1/ingest/s1", AppendPath: "/x/incoming.ndjson",
+		OTLPEndpoint: "http://127.0.0.1:1/otlp/s1", ProjectRoot: "/p", Cycle: 2, MaxPerLocation: 5}
+	var b strings.Builder
+	Create(&b, in)
+	Reset(&b, in)
+	Clean(&b, "s1")
+	for _, line := range strings.Split(b.String(), "\n") {
+		if line == "" || strings.HasPrefix(line, "SESSION ") || strings.HasPrefix(line, "Its evidence") {
+			continue
+		}
+		if len(line) < 15 || line[13] != ' ' || line[14] == ' ' {
+			t.Errorf("value not in column 15: %q", line)
+		}
+	}
+}
