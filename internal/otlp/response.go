@@ -45,6 +45,7 @@ func PartialSuccess(enc Encoding, sig Signal, rejected int64, message string) []
 const (
 	CodeInvalidArgument   = 3
 	CodeNotFound          = 5
+	CodePermissionDenied  = 7
 	CodeResourceExhausted = 8
 	CodeInternal          = 13
 	CodeUnavailable       = 14

@@ -93,9 +93,9 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 	}
 	sess, err := s.store.Get(id)
 	if _, ok := Refusal(err); ok {
-		// Said without paths, as /ingest says it: a browser page may read this answer.
 		s.cfg.Log.Printf("otlp refused: %v", err)
-		return fail(http.StatusInternalServerError, otlp.CodeInternal, "this session's storage is refused (a symbolic link, or a file of another user, in debug-mode's state directory); nothing from this request was accepted; debug-mode status --session <id> says what to do")
+		code, msg := refusedIngest(id)
+		return fail(code, otlp.CodePermissionDenied, msg)
 	}
 	if err != nil {
 		return fail(http.StatusNotFound, otlp.CodeNotFound, "unknown session; create one with debug-mode create and use the OTLP Endpoint it prints")

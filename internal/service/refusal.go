@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"io/fs"
+	"net/http"
 	"path/filepath"
 	"strings"
 
@@ -40,6 +41,20 @@ func Refusal(err error) (msg string, ok bool) {
 			" (a link is removed, never its target) and create a new one", true
 	}
 	return what + why + "; " + fix + ", then run the command again", true
+}
+
+// refusedIngest answers a record sent to a session whose storage is
+// refused. Said without paths (a browser page may read it), with the
+// session id the sender used and the command that names the path and its
+// fix. The status is 403: the sender cannot fix it and sending again does
+// not help, so an OTLP exporter drops the batch instead of retrying.
+func refusedIngest(rawID string) (int, string) {
+	id := "<id>"
+	if p, err := store.ParseID(rawID); err == nil {
+		id = p
+	}
+	return http.StatusForbidden, "session " + id + " is refused: its storage in debug-mode's state directory is a symbolic link, or not a file or directory of yours, and debug-mode never uses such storage; nothing from this request was stored. " +
+		"Run debug-mode status --session " + id + ": it names the path and the command that clears it (for the session's own directory, debug-mode clean --session " + id + ", then create a new session)"
 }
 
 // sessionOf is the session whose directory holds path, or "".

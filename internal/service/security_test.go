@@ -81,6 +81,17 @@ func (ts *testServer) controlReq(t *testing.T, method, path string) *http.Reques
 
 // checkIngestAnswer asserts an ingest answer holds nothing but counts and an
 // error text: no stored evidence, no record content, no session data.
+// checkRefusedIngest: a record for a session whose storage is refused is
+// answered 403 (not a server error an exporter retries), naming the
+// session and the command that says what to do, and no path.
+func checkRefusedIngest(t *testing.T, resp *http.Response, body []byte, id, root string) {
+	t.Helper()
+	if resp.StatusCode != http.StatusForbidden || !bytes.Contains(body, []byte("debug-mode status --session "+id+": it names the path")) ||
+		bytes.Contains(body, []byte(root)) {
+		t.Errorf("ingest into refused storage answered %d %s; want 403 naming debug-mode status --session %s and no path", resp.StatusCode, body, id)
+	}
+}
+
 func checkIngestAnswer(t *testing.T, body []byte) {
 	t.Helper()
 	if bytes.Contains(body, []byte(secMarker)) || bytes.Contains(body, []byte("evt_")) || bytes.Contains(body, []byte("hypothesisId")) {
@@ -862,9 +873,7 @@ func TestSecuritySymlinkRedirection(t *testing.T) {
 				t.Errorf("status through a symlink answered %d, want an error", code)
 			}
 			resp, body := secDo(t, ns.ingestReq(t, sess.SessionID, secRecord("AFTER")))
-			if resp.StatusCode < 400 {
-				t.Errorf("ingest through a symlink answered %d %s, want an error", resp.StatusCode, body)
-			}
+			checkRefusedIngest(t, resp, body, sess.SessionID, ns.Root.Path())
 			checkIngestAnswer(t, body)
 			var list SessionList
 			ns.control(t, http.MethodGet, "/v1/sessions", &list)
@@ -908,10 +917,12 @@ func TestSecuritySymlinkRedirection(t *testing.T) {
 				t.Errorf("first status after the swap: %d %s, want a refusal naming %s", resp.StatusCode, body, link)
 			}
 			resp, body = secDo(t, ts.ingestReq(t, sess.SessionID, secRecord("AFTER")))
-			if resp.StatusCode < 400 {
-				t.Errorf("ingest after the swap answered %d %s, want an error", resp.StatusCode, body)
-			}
+			checkRefusedIngest(t, resp, body, sess.SessionID, ts.Root.Path())
 			checkIngestAnswer(t, body)
+			otlpReq := secRequest(t, http.MethodPost, ts.Base+"/otlp/"+sess.SessionID+"/v1/logs", strings.NewReader(`{}`))
+			otlpReq.Header.Set("Content-Type", "application/json")
+			resp, body = secDo(t, otlpReq)
+			checkRefusedIngest(t, resp, body, sess.SessionID, ts.Root.Path())
 			unchanged()
 
 			resp, body = secDo(t, ts.controlReq(t, http.MethodDelete, "/v1/sessions/"+sess.SessionID))

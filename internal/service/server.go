@@ -294,11 +294,12 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		writeIngest(w, http.StatusUnsupportedMediaType, IngestResult{Error: "Content-Type must be application/x-ndjson or application/json"})
 		return
 	}
-	sess, err := s.store.Get(strings.TrimPrefix(r.URL.Path, "/ingest/"))
+	id := strings.TrimPrefix(r.URL.Path, "/ingest/")
+	sess, err := s.store.Get(id)
 	if _, ok := Refusal(err); ok {
-		// Said without paths: a browser page may read this answer.
 		s.cfg.Log.Printf("ingest refused: %v", err)
-		writeIngest(w, http.StatusInternalServerError, IngestResult{Error: "this session's storage is refused (a symbolic link, or a file of another user, in debug-mode's state directory); nothing from this request was accepted; debug-mode status --session <id> says what to do"})
+		code, msg := refusedIngest(id)
+		writeIngest(w, code, IngestResult{Error: msg})
 		return
 	}
 	if err != nil {
