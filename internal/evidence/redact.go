@@ -401,7 +401,7 @@ var valueRules = []*valueRule{
 	{kind: "gitlab-token", needles: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-", "gloas-"},
 		pattern: `\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_-]{20,}`},
 	{kind: "npm-token", needles: []string{"npm_"},
-		pattern: `\bnpm_[A-Za-z0-9]{36}\b`},
+		pattern: `\bnpm_[A-Za-z0-9]{36,}`},
 	{kind: "pypi-token", needles: []string{"pypi-AgE"},
 		pattern: `\bpypi-AgE[A-Za-z0-9_-]{50,}`},
 	{kind: "huggingface-token", needles: []string{"hf_"},
@@ -437,6 +437,11 @@ var valueRules = []*valueRule{
 	{kind: "secret-field", match: []string{","}, keyed: true,
 		pattern: `[\[(]\s*(?:"([^"\\]{1,128})"|'([^'\\]{1,128})')\s*,\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(-?[0-9][0-9.eE+-]*))`,
 		secret:  secretPair},
+	// A command-line option and its value: --password hunter2 (the form
+	// with "=" is a key=value). Only long options: a short one is a letter.
+	{kind: "secret-field", match: []string{"--"}, keyed: true,
+		pattern: `(?:^|[\s'"])--([A-Za-z][A-Za-z0-9_.-]{0,63})[ \t]+([^\s'"-][^\s'"]*)`,
+		secret:  secretOption},
 	// XML elements: <password>…</password>.
 	{kind: "secret-field", match: []string{"</"}, keyed: true,
 		pattern: `<([A-Za-z][A-Za-z0-9_.:-]{0,63})>([^<]*)</`,
@@ -496,6 +501,33 @@ func secretPair(s string, m []int) (int, int, bool) {
 		k = 2
 	}
 	return secretField(s, []int{m[0], m[1], m[2*k], m[2*k+1], m[6], m[7], m[8], m[9], m[10], m[11]})
+}
+
+// secretOption replaces the value after a secret-looking long option.
+func secretOption(s string, m []int) (int, int, bool) {
+	secret, plural := keyKind(s[m[2]:m[3]])
+	a, z := m[4], m[5]
+	return a, z, secret && secretUnder(s[a:z], plural)
+}
+
+// RedactArgs redacts a command line, one argument at a time, and the
+// argument after a secret-looking long option ("--password", "hunter2")
+// as a whole.
+func RedactArgs(args []string) ([]string, int) {
+	out, total := make([]string, len(args)), 0
+	for i, a := range args {
+		if i > 0 && strings.HasPrefix(args[i-1], "--") && !strings.Contains(args[i-1], "=") && a != "" && a[0] != '-' {
+			if secret, plural := keyKind(args[i-1][2:]); secret && secretUnder(a, plural) {
+				out[i] = "[REDACTED:secret-field]"
+				total++
+				continue
+			}
+		}
+		var n int
+		out[i], n = RedactText(a)
+		total += n
+	}
+	return out, total
 }
 
 // secretElement replaces the text of an XML element whose name looks secret.

@@ -408,6 +408,10 @@ func TestRedactionSpellings(t *testing.T) {
 		{"if token == expected", "if token == expected"},
 		{"<user>bob</user><password>hunter2</password>", "<user>bob</user><password>[REDACTED:secret-field]</password>"},
 		{`\npw: hunter2`, `\npw: [REDACTED:secret-field]`},
+		// Long command-line options.
+		{"mysql --password hunter2 --user bob", "mysql --password [REDACTED:secret-field] --user bob"},
+		{"run '--api-key KEY123'", "run '--api-key [REDACTED:secret-field]'"},
+		{"--token-file /tmp/t --tokens 5 --no-cache x", "--token-file /tmp/t --tokens 5 --no-cache x"},
 		// [name, value] pairs in text.
 		{`[["Cookie", "sid=abc"], ["Accept", "*/*"]]`, `[["Cookie", "[REDACTED:secret-field]"], ["Accept", "*/*"]]`},
 		{"[('X-Api-Key', 'k3y'), ('Accept', '*/*')]", "[('X-Api-Key', '[REDACTED:secret-field]'), ('Accept', '*/*')]"},
@@ -478,5 +482,15 @@ func TestRedactionFalsePositives(t *testing.T) {
 		if string(r.Data) != tt.data || r.Redactions != 0 {
 			t.Errorf("data %s became %s (%d redactions); want it kept", tt.data, r.Data, r.Redactions)
 		}
+	}
+}
+
+// TestRedactArgs: a command line keeps every argument but the secrets,
+// including the one after a secret-looking long option.
+func TestRedactArgs(t *testing.T) {
+	got, n := RedactArgs([]string{"mysql", "--password", "hunter2", "--user", "bob", "--token=abc", "--api-key", "-x", "--tokens", "5", ghToken})
+	want := []string{"mysql", "--password", "[REDACTED:secret-field]", "--user", "bob", "--token=[REDACTED:secret-field]", "--api-key", "-x", "--tokens", "5", "[REDACTED:github-token]"}
+	if strings.Join(got, " ") != strings.Join(want, " ") || n != 3 {
+		t.Errorf("RedactArgs = %q (%d), want %q (3)", got, n, want)
 	}
 }

@@ -99,9 +99,7 @@ var ErrOutputStale = errors.New("a newer reproduction or a reset came after this
 // SetOutput keeps o as the output of the cycle's last reproduction,
 // redacting it first. It is refused unless o is that reproduction's.
 func (s *Session) SetOutput(o Output) (Output, error) {
-	for i, a := range o.Command {
-		o.Command[i], _ = evidence.RedactText(a)
-	}
+	o.Command, _ = evidence.RedactArgs(o.Command)
 	for _, st := range []*OutputStream{&o.Stdout, &o.Stderr} {
 		if len(st.Text) > MaxOutputBytes+4096 {
 			return Output{}, fmt.Errorf("%w: an output stream is larger than %d bytes", ErrBadOutput, MaxOutputBytes)
