@@ -434,8 +434,10 @@ var valueRules = []*valueRule{
 		secret:  secretField},
 	// A [name, value] pair, as headers are often listed (Python's
 	// list(headers.items()), a JSON array of pairs): ["Cookie", "sid=…"].
+	// The name is a header or field name, and a "(" opens a tuple, not a
+	// call: agent_log("H1 token", "msg") is not a pair.
 	{kind: "secret-field", match: []string{","}, keyed: true,
-		pattern: `[\[(]\s*(?:"([^"\\]{1,128})"|'([^'\\]{1,128})')\s*,\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(-?[0-9][0-9.eE+-]*))`,
+		pattern: `(?:\[|(?:^|[\[,\s])\()\s*(?:"([A-Za-z][A-Za-z0-9_.-]{0,63})"|'([A-Za-z][A-Za-z0-9_.-]{0,63})')\s*,\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(-?[0-9][0-9.eE+-]*))`,
 		secret:  secretPair},
 	// A command-line option and its value: --password hunter2 (the form
 	// with "=" is a key=value). Only long options: a short one is a letter.

@@ -461,6 +461,7 @@ func TestRedactionFalsePositives(t *testing.T) {
 		"cursor eyJwYWdlIjoyfQ==", "password: None", "token = nil", "shell: /bin/bash", "hf_hub_download", "SG.1",
 		"do_v1_upgrade", "npm_config_cache=/tmp/x", "gl-matrix", "expected Bearer 3 times", "Basic setup done",
 		"token == expected", "[\"tokens\", 523]", "<author>bob</author>",
+		`get("password", default)`, `["H1 token", "msg"]`,
 	}
 	for _, s := range keep {
 		if got, n := RedactText(s); got != s || n != 0 {
@@ -492,5 +493,22 @@ func TestRedactArgs(t *testing.T) {
 	want := []string{"mysql", "--password", "[REDACTED:secret-field]", "--user", "bob", "--token=[REDACTED:secret-field]", "--api-key", "-x", "--tokens", "5", "[REDACTED:github-token]"}
 	if strings.Join(got, " ") != strings.Join(want, " ") || n != 3 {
 		t.Errorf("RedactArgs = %q (%d), want %q (3)", got, n, want)
+	}
+}
+
+// TestRedactCode: in a source line a secret-looking name hides only a
+// quoted literal; a probe's own call (its label a name, too) stays whole.
+func TestRedactCode(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`agent_log("H1 token: stale", "refresh", lambda: {"token_type": t.kind})`, `agent_log("H1 token: stale", "refresh", lambda: {"token_type": t.kind})`},
+		{"token = self.refresh()", "token = self.refresh()"},
+		{"def load(token: str) -> None:", "def load(token: str) -> None:"},
+		{`password = "hunter2"`, `password = "[REDACTED:secret-field]"`},
+		{`cfg = {"api_key": "k3y"}`, `cfg = {"api_key": "[REDACTED:secret-field]"}`},
+		{"key = '" + ghToken + "'", "key = '[REDACTED:github-token]'"},
+	} {
+		if got, _ := RedactCode(tt.in); got != tt.want {
+			t.Errorf("RedactCode(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
