@@ -126,10 +126,10 @@ func ParseHeldBack(line []byte, lim Limits) (hb HeldBack, rej *Rejection, isHeld
 		return n, ""
 	}
 	var why string
-	if hb.HypothesisID, why = text("hypothesisId", lim.MaxLabelBytes, RedactIdent); why != "" {
+	if hb.HypothesisID, why = text("hypothesisId", lim.MaxLabelBytes, RedactLabel); why != "" {
 		return fail("%s", why)
 	}
-	if hb.Location, why = text("location", lim.MaxLocationBytes, RedactIdent); why != "" {
+	if hb.Location, why = text("location", lim.MaxLocationBytes, RedactLocation); why != "" {
 		return fail("%s", why)
 	}
 	if hb.Process, why = text("process", MaxProcessBytes, RedactText); why != "" {

@@ -366,10 +366,11 @@ func (p *parser) record() (Record, bool) {
 	rec.Message = all[hypLen+locLen:]
 	if p.redact {
 		// Every stored string gets value redaction, not just data; the
-		// label and the location only that of secret-shaped values (see
-		// RedactIdent), so a file named token_store.py keeps its line.
-		rec.HypothesisID = p.redactIdent(rec.HypothesisID)
-		rec.Location = p.redactIdent(rec.Location)
+		// label only that of secret-shaped values (RedactLabel), the
+		// location all but its line number (RedactLocation), so a file
+		// named token_store.py keeps its line.
+		rec.HypothesisID = p.redactName(rec.HypothesisID, keysNone)
+		rec.Location = p.redactName(rec.Location, keysNoLines)
 		rec.Message = p.redactText(rec.Message)
 	}
 	rec.Data = p.out
@@ -742,12 +743,13 @@ func (p *parser) redactText(s string) string {
 	return s
 }
 
-// redactIdent is redactText for a label or a location (RedactIdent).
-func (p *parser) redactIdent(s string) string {
+// redactName is redactText for a label or a location (RedactLabel,
+// RedactLocation).
+func (p *parser) redactName(s string, keys keyMode) string {
 	if !p.force && !mightNeedRules(s) && !(p.aws && hasAWSSecretRun(s)) {
 		return s
 	}
-	s, n := redactWith(s, p.aws, !p.force, keysNone)
+	s, n := redactWith(s, p.aws, !p.force, keys)
 	p.n += n
 	return s
 }

@@ -795,16 +795,26 @@ func RedactText(s string) (string, int) {
 	return redactWith(s, hasAWSKeyID(s), true, keysAll)
 }
 
-// RedactIdent is RedactText for what a probe names its evidence with (a
-// hypothesis label, a location): text written in the code, not a runtime
-// value. Only secret-shaped values (tokens, keys, credentials in URLs) are
-// replaced; a word in a label or a file name never is, so
-// "auth/token_store.py:12" stays what the agent must find.
-func RedactIdent(s string) (string, int) {
+// RedactLabel is RedactText for a hypothesis label: a name written in the
+// code, not a runtime value, and the key evidence is grouped and filtered
+// by. Only secret-shaped values (tokens, keys, credentials in URLs) are
+// replaced; "H1 token: stale" is never read as a key and its value.
+func RedactLabel(s string) (string, int) {
 	if !mightContainSecret(s) {
 		return s, 0
 	}
 	return redactWith(s, hasAWSKeyID(s), true, keysNone)
+}
+
+// RedactLocation is RedactText for a location: a line number is never a
+// secret, so a word in a file name ("token:12", "auth/token_store.py:12")
+// never costs the agent its probe's line; anything else after a
+// secret-looking key is replaced as in text.
+func RedactLocation(s string) (string, int) {
+	if !mightContainSecret(s) {
+		return s, 0
+	}
+	return redactWith(s, hasAWSKeyID(s), true, keysNoLines)
 }
 
 // RedactCode is RedactText for a line of source code, shown as the context
@@ -824,6 +834,7 @@ const (
 	keysAll    keyMode = iota // every value: text, messages, data
 	keysNone                  // none: labels and locations
 	keysQuoted                // quoted literals only: source code
+	keysNoLines               // every value but a line number (123 or 123:45): locations
 )
 
 var compileRules sync.Once
@@ -868,7 +879,14 @@ func redactWith(s string, aws, gated bool, keys keyMode) (string, int) {
 			}
 		}
 		var n int
-		s, n = r.apply(s, r.keyed && keys == keysQuoted)
+		var keep func(s string, a, z int) bool
+		switch {
+		case r.keyed && keys == keysQuoted:
+			keep = unquoted
+		case r.keyed && keys == keysNoLines:
+			keep = lineNumber
+		}
+		s, n = r.apply(s, keep)
 		total += n
 	}
 	if aws {
@@ -999,9 +1017,21 @@ next:
 	return false
 }
 
-// apply replaces the rule's matches in s; quoted keeps only those that
-// stand inside quotes.
-func (r *valueRule) apply(s string, quoted bool) (string, int) {
+// unquoted reports whether s[a:z] stands outside quotes.
+func unquoted(s string, a, z int) bool { return a == 0 || s[a-1] != '"' && s[a-1] != '\'' }
+
+// lineNumber reports whether s[a:z] is a line number, with or without a
+// column (12, 12:5).
+func lineNumber(s string, a, z int) bool {
+	v := s[a:z]
+	line, col, _ := strings.Cut(v, ":")
+	digits := func(x string) bool { return x != "" && strings.Trim(x, "0123456789") == "" }
+	return digits(line) && (col == "" && !strings.Contains(v, ":") || digits(col))
+}
+
+// apply replaces the rule's matches in s, less those keep (when set)
+// says to leave.
+func (r *valueRule) apply(s string, keep func(s string, a, z int) bool) (string, int) {
 	var matches [][]int
 	if r.locate != nil {
 		matches = r.locate(s)
@@ -1015,7 +1045,7 @@ func (r *valueRule) apply(s string, quoted bool) (string, int) {
 	last, n := 0, 0
 	for _, m := range matches {
 		a, z, ok := r.secret(s, m)
-		if quoted && ok && (a == 0 || s[a-1] != '"' && s[a-1] != '\'') {
+		if ok && keep != nil && keep(s, a, z) {
 			continue
 		}
 		if !ok || a < last {

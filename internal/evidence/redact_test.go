@@ -352,6 +352,17 @@ func TestRedactionKeepsFileNames(t *testing.T) {
 			}
 		}
 	}
+	// A line number is never a secret, even after a name that looks like
+	// one; other values in a location are replaced as in text.
+	for _, tt := range []struct{ loc, want string }{
+		{"token:12", "token:12"}, {"src/Password:7:3", "src/Password:7:3"},
+		{"a.go:1 password: hunter2", "a.go:1 password: [REDACTED:secret-field]"},
+	} {
+		r, rej := Normalize([]byte(obj(hypM, `"location":`+strconv.Quote(tt.loc), msgM, `"data":null`, tsM)), DefaultLimits)
+		if rej != nil || r.Location != tt.want {
+			t.Errorf("location %q stored as %q (%v), want %q", tt.loc, r.Location, rej, tt.want)
+		}
+	}
 	// Secret-shaped values in a label or a location are still replaced.
 	r, rej := Normalize([]byte(obj(`"hypothesisId":"H1 `+ghToken+`"`, `"location":"https://u:pw@h/auth/token.py:1"`, msgM, `"data":null`, tsM)), DefaultLimits)
 	if rej != nil {

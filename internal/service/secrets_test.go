@@ -3,10 +3,13 @@ package service
 import (
 	"bytes"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/otlp"
 )
 
 // secretCase is one way a secret can arrive. Each needle is a distinctive
@@ -61,6 +64,20 @@ var secretCorpus = []secretCase{
 	{name: "secret-looking keys", stored: true,
 		line:    withData(`{"password":"PasswordValue0","api_key":"ApiKeyValue0","Authorization":"Basic AuthorizationValue0","cookie":"sid=CookieValue0","pin":97531864}`),
 		needles: []string{"PasswordValue0", "ApiKeyValue0", "AuthorizationValue0", "CookieValue0", "97531864"}},
+
+	// The second attack's spellings (issue 11 follow-up, M2).
+	{name: "more token shapes", stored: true,
+		line: withData(`["glpat-GitlabValue0123456789ab","npm_NpmValue0123456789abcdefghijklmnopqrst","xoxe-1-SlackRefresh0123456","xapp-1-A0123-SlackApp0123456","hf_HuggingValue0123456789abcdefghijklm","pypi-AgEIcHlwaS5vcmcPypiValue0123456789abcdefghijklmnopqrstuvwxyz0123"]`),
+		needles: []string{"GitlabValue0123", "NpmValue0123", "SlackRefresh0123", "SlackApp0123", "HuggingValue0123", "PypiValue0123"}},
+	{name: "header lists and pairs", stored: true,
+		line:    withData(`{"headers":[["Cookie","sid=PairCookie01"],["X-Api-Key","PairApiKey01"]],"rawHeaders":["Authorization","Token RawAuth01","cookie","RawCookie01"]}`),
+		needles: []string{"PairCookie01", "PairApiKey01", "RawAuth01", "RawCookie01"}},
+	{name: "Python, Ruby, Go, XML and option spellings in text", stored: true,
+		line: rec("message", `"{'password': 'PyDict01'} {\"token\" => \"RubyHash01\"} secret := \"GoDecl01\" <password>XmlElem01</password> --api-key OptValue01 Cookie: a=1; sid=CookieTail01"`),
+		needles: []string{"PyDict01", "RubyHash01", "GoDecl01", "XmlElem01", "OptValue01", "CookieTail01"}},
+	{name: "camelCase keys, client_secret, set-cookie, URL userinfo", stored: true,
+		line:    withData(`{"accessToken":"CamelAccess01","refreshToken":"CamelRefresh01","client_secret":"ClientSecret01","set-cookie":"SetCookie01","x-api-key":"XApiKey01","u":"https://bob:UrlUser01@h/x"}`),
+		needles: []string{"CamelAccess01", "CamelRefresh01", "ClientSecret01", "SetCookie01", "XApiKey01", "UrlUser01"}},
 
 	// Held-back records keep their labels in heldback.json.
 	{name: "held-back record", held: true,
@@ -156,4 +173,48 @@ func TestNoSecretReachesDisk(t *testing.T) {
 			t.Errorf("%s was not there to read (walked %v, %v)", f, walked, err)
 		}
 	}
+}
+
+// TestNoSecretReachesDiskOverOTLP: the same sweep for OTLP records, with
+// secrets in the body (text and structured), in attributes, and nested in
+// array and map attributes, over both encodings.
+func TestNoSecretReachesDiskOverOTLP(t *testing.T) {
+	ts := startServer(t, Config{})
+	info := ts.create(t)
+	needles := []string{"OtlpBody01", "OtlpAttr01", "OtlpNested01", "OtlpKv01", "OtlpGitlab0123", "OtlpCookie01", "OtlpHeader01"}
+	for _, enc := range []otlp.Encoding{otlp.Protobuf, otlp.JSON} {
+		ld := otlpLogs("login with Authorization: Bearer OtlpBody01xyz", "structured")
+		lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+		a := lrs.At(0).Attributes()
+		a.PutStr("http.request.header.authorization", "Basic OtlpAttr01")
+		arr := a.PutEmptySlice("tags")
+		arr.AppendEmpty().SetStr("glpat-OtlpGitlab0123456789ab")
+		kv := arr.AppendEmpty().SetEmptyMap()
+		kv.PutStr("password", "OtlpNested01")
+		pair := arr.AppendEmpty().SetEmptySlice()
+		pair.AppendEmpty().SetStr("Cookie")
+		pair.AppendEmpty().SetStr("sid=OtlpCookie01")
+		body := lrs.At(1).Body().SetEmptyMap()
+		body.PutStr("client_secret", "OtlpKv01")
+		body.PutStr("msg", "x-api-key: OtlpHeader01")
+		if code, _, ans := otlpPost(t, info.OTLPEndpoint+"/v1/logs", enc, "", encodeLogs(t, ld, enc)); code != http.StatusOK {
+			t.Fatalf("%d %q", code, ans)
+		}
+	}
+	if st := ts.status(t, info.SessionID); st.Events != 4 || st.RedactedEvents != 4 {
+		t.Fatalf("%d events, %d redacted; want 4 and 4", st.Events, st.RedactedEvents)
+	}
+	dir := filepath.Join(ts.Root.Path(), "sessions", info.SessionID)
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, _ := os.ReadFile(path)
+		for _, n := range needles {
+			if i := bytes.Index(b, []byte(n)); i >= 0 {
+				t.Errorf("%s holds %s: …%s…", filepath.Base(path), n, b[max(0, i-60):min(len(b), i+len(n)+20)])
+			}
+		}
+		return nil
+	})
 }
