@@ -831,10 +831,10 @@ func RedactCode(s string) (string, int) {
 type keyMode int
 
 const (
-	keysAll    keyMode = iota // every value: text, messages, data
-	keysNone                  // none: labels and locations
-	keysQuoted                // quoted literals only: source code
-	keysNoLines               // every value but a line number (123 or 123:45): locations
+	keysAll     keyMode = iota // every value: text, messages, data
+	keysNone                   // none: labels and locations
+	keysQuoted                 // quoted literals only: source code
+	keysNoLines                // every value but a line number (123 or 123:45): locations
 )
 
 var compileRules sync.Once

@@ -67,13 +67,13 @@ var secretCorpus = []secretCase{
 
 	// The second attack's spellings (issue 11 follow-up, M2).
 	{name: "more token shapes", stored: true,
-		line: withData(`["glpat-GitlabValue0123456789ab","npm_NpmValue0123456789abcdefghijklmnopqrst","xoxe-1-SlackRefresh0123456","xapp-1-A0123-SlackApp0123456","hf_HuggingValue0123456789abcdefghijklm","pypi-AgEIcHlwaS5vcmcPypiValue0123456789abcdefghijklmnopqrstuvwxyz0123"]`),
+		line:    withData(`["glpat-GitlabValue0123456789ab","npm_NpmValue0123456789abcdefghijklmnopqrst","xoxe-1-SlackRefresh0123456","xapp-1-A0123-SlackApp0123456","hf_HuggingValue0123456789abcdefghijklm","pypi-AgEIcHlwaS5vcmcPypiValue0123456789abcdefghijklmnopqrstuvwxyz0123"]`),
 		needles: []string{"GitlabValue0123", "NpmValue0123", "SlackRefresh0123", "SlackApp0123", "HuggingValue0123", "PypiValue0123"}},
 	{name: "header lists and pairs", stored: true,
 		line:    withData(`{"headers":[["Cookie","sid=PairCookie01"],["X-Api-Key","PairApiKey01"]],"rawHeaders":["Authorization","Token RawAuth01","cookie","RawCookie01"]}`),
 		needles: []string{"PairCookie01", "PairApiKey01", "RawAuth01", "RawCookie01"}},
 	{name: "Python, Ruby, Go, XML and option spellings in text", stored: true,
-		line: rec("message", `"{'password': 'PyDict01'} {\"token\" => \"RubyHash01\"} secret := \"GoDecl01\" <password>XmlElem01</password> --api-key OptValue01 Cookie: a=1; sid=CookieTail01"`),
+		line:    rec("message", `"{'password': 'PyDict01'} {\"token\" => \"RubyHash01\"} secret := \"GoDecl01\" <password>XmlElem01</password> --api-key OptValue01 Cookie: a=1; sid=CookieTail01"`),
 		needles: []string{"PyDict01", "RubyHash01", "GoDecl01", "XmlElem01", "OptValue01", "CookieTail01"}},
 	{name: "camelCase keys, client_secret, set-cookie, URL userinfo", stored: true,
 		line:    withData(`{"accessToken":"CamelAccess01","refreshToken":"CamelRefresh01","client_secret":"ClientSecret01","set-cookie":"SetCookie01","x-api-key":"XApiKey01","u":"https://bob:UrlUser01@h/x"}`),
