@@ -788,44 +788,24 @@ func basicCredentials(v string) bool {
 
 // RedactText replaces secret-shaped parts of s with "[REDACTED:<kind>]" and
 // reports how many it replaced. It returns s itself when nothing matched.
-func RedactText(s string) (string, int) {
-	if !mightContainSecret(s) {
-		return s, 0
-	}
-	return redactWith(s, hasAWSKeyID(s), true, keysAll)
-}
+func RedactText(s string) (string, int) { return redactIn(s, keysAll) }
 
 // RedactLabel is RedactText for a hypothesis label: a name written in the
 // code, not a runtime value, and the key evidence is grouped and filtered
 // by. Only secret-shaped values (tokens, keys, credentials in URLs) are
 // replaced; "H1 token: stale" is never read as a key and its value.
-func RedactLabel(s string) (string, int) {
-	if !mightContainSecret(s) {
-		return s, 0
-	}
-	return redactWith(s, hasAWSKeyID(s), true, keysNone)
-}
+func RedactLabel(s string) (string, int) { return redactIn(s, keysNone) }
 
 // RedactLocation is RedactText for a location: a line number is never a
 // secret, so a word in a file name ("token:12", "auth/token_store.py:12")
 // never costs the agent its probe's line; anything else after a
 // secret-looking key is replaced as in text.
-func RedactLocation(s string) (string, int) {
-	if !mightContainSecret(s) {
-		return s, 0
-	}
-	return redactWith(s, hasAWSKeyID(s), true, keysNoLines)
-}
+func RedactLocation(s string) (string, int) { return redactIn(s, keysNoLines) }
 
 // RedactCode is RedactText for a line of source code, shown as the context
 // of a probe: a secret-looking name hides only a quoted literal after it
 // (password = "hunter2"), not code (token = self.refresh(), token: str).
-func RedactCode(s string) (string, int) {
-	if !mightContainSecret(s) {
-		return s, 0
-	}
-	return redactWith(s, hasAWSKeyID(s), true, keysQuoted)
-}
+func RedactCode(s string) (string, int) { return redactIn(s, keysQuoted) }
 
 // keyMode says which values the rules that read a key before a value hide.
 type keyMode int
@@ -836,6 +816,14 @@ const (
 	keysQuoted                 // quoted literals only: source code
 	keysNoLines                // every value but a line number (123 or 123:45): locations
 )
+
+// redactIn is RedactText with keys saying what key rules may hide.
+func redactIn(s string, keys keyMode) (string, int) {
+	if !mightContainSecret(s) {
+		return s, 0
+	}
+	return redactWith(s, hasAWSKeyID(s), true, keys)
+}
 
 var compileRules sync.Once
 

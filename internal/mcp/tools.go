@@ -81,7 +81,7 @@ func tools() []Tool {
 		tool[ResetInput]("reset", "Reset a session's evidence", "reset", Destructive, ""),
 		tool[LogsInput]("logs", "Read events", "logs", ReadOnly, ""),
 		tool[QueryInput]("query", "Query events with jq", "query", ReadOnly, "To continue a page, give only session and cursor."),
-		tool[SessionInput]("status", "Session status", "status", ReadOnly, ""),
+		tool[StatusInput]("status", "Session status", "status", ReadOnly, ""),
 		tool[SessionsInput]("sessions", "List sessions", "sessions", ReadOnly, ""),
 		tool[SessionInput]("clean", "Delete a session", "clean", Destructive, ""),
 		tool[ProbesInput]("probes", "List or check probe regions", "probes", ReadOnly, "To remove regions use the probes_remove tool.", "remove", "yes"),
@@ -157,6 +157,11 @@ type OutputInput struct {
 
 type SessionInput struct {
 	Session string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+}
+
+type StatusInput struct {
+	Session string `json:"session" jsonschema:"session id (a UUID) from the create tool"`
+	All     bool   `json:"all,omitempty" jsonschema:"list every kept diagnostic on its own instead of one row per reason"`
 }
 
 type TemplateInput struct {

@@ -161,7 +161,7 @@ func TestHeldBackRecords(t *testing.T) {
 			reasons = append(reasons, d.Reason)
 		}
 		all := strings.Join(reasons, "\n")
-		for _, want := range []string{`missing "process"`, `"count" must be a positive integer`, "nothing beside it", `"agentDebugHeldBack" must be an object`, `unknown member "extra"`} {
+		for _, want := range []string{`missing "process"`, `"count" must be a whole number from 1 to`, "nothing beside it", `"agentDebugHeldBack" must be an object`, `unknown member "extra"`} {
 			if !strings.Contains(all, want) {
 				t.Errorf("%s: no diagnostic says %q:\n%s", when, want, all)
 			}
