@@ -122,7 +122,7 @@ func Reproduce(w io.Writer, v ReproduceView) {
 	if e.Rejected > 0 {
 		fmt.Fprintf(t, "Rejected\t%s; first reasons:\n", plural(e.Rejected, "record", "records"))
 		for _, d := range e.FirstRejections {
-			fmt.Fprintf(t, "\t  %s: %s\n", d.Position, Escape(d.Reason))
+			fmt.Fprintf(t, "\t  %s: %s\n", Escape(d.Position), Escape(d.Reason))
 		}
 	}
 	for i, h := range e.HeldBack {
