@@ -719,8 +719,10 @@ func secretUnder(v string, plural bool) bool {
 	return secretValue(v) && !(plural && isNumber(v))
 }
 
-// isNumber reports whether v is a decimal number such as 523 or 1.5.
+// isNumber reports whether v is a decimal number such as 523 or 1.5,
+// perhaps followed by punctuation that ends it in prose ("523)", "523`").
 func isNumber(v string) bool {
+	v = strings.TrimRight(v, ")]`.,;:!?")
 	digits := 0
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {

@@ -463,7 +463,7 @@ func TestRedactionSpellings(t *testing.T) {
 func TestRedactionFalsePositives(t *testing.T) {
 	keep := []string{
 		"tokens_count=42", "token_type=bearer", `{"token_type":"bearer","expires_in":3600}`, `{"tokens_count":5}`,
-		"input_tokens: 523, output_tokens: 17", `{"max_tokens":256,"total_tokens":"300"}`,
+		"input_tokens: 523, output_tokens: 17", "counts under plurals (`input_tokens: 523`) stay", `{"max_tokens":256,"total_tokens":"300"}`,
 		"passed: 12", "author: bob", "keyboard: us", "secretary: alice", "password_length: 12", "tokenizer: bpe",
 		"secret_name=db-creds", "token_expires_at: 2026-12-01T10:00:00Z", "csrf_enabled=true",
 		"commit da39a3ee5e6b4b0d3255bfef95601890afd80709", "id 550e8400-e29b-41d4-a716-446655440000",
