@@ -492,9 +492,6 @@ func secretField(s string, m []int) (int, int, bool) {
 	return 0, 0, false
 }
 
-// secretValue reports whether v may be a secret: not a marker already, and
-// not a literal that cannot carry one (true, false, null, and their
-// spellings in Python, Ruby, Go and JavaScript).
 // secretPair is secretField for a [name, value] pair, whose name is
 // group 1 or 2 (double or single quotes).
 func secretPair(s string, m []int) (int, int, bool) {
@@ -539,6 +536,9 @@ func secretElement(s string, m []int) (int, int, bool) {
 	return a, z, secret && z > a && secretUnder(s[a:z], plural)
 }
 
+// secretValue reports whether v may be a secret: not a marker already, and
+// not a literal that cannot carry one (true, false, null, and their
+// spellings in Python, Ruby, Go and JavaScript).
 func secretValue(v string) bool {
 	switch v {
 	case "true", "false", "null", "True", "False", "None", "nil", "undefined", "NULL":
@@ -654,13 +654,12 @@ func secretAssignment(s string, m []int) (int, int, bool) {
 	return a, z, z > a && secretUnder(s[a:z], plural)
 }
 
-// secretColonField replaces the value after "key: " or "key=" (the match)
-// when the key (group 1) is secret-looking. A bare value that is an HTTP
-// authentication scheme ("Authorization: Bearer …") hides the token after
-// it instead; a key at the start of a line (YAML, HTTP headers) owns the
-// rest of the line, so "password: correct horse battery" is replaced
-// whole, and so does a cookie anywhere (its value is a list of cookies).
-// Elsewhere in a line only the first token is.
+// secretColonField is secretAssignment for "key: value". A bare value
+// that is an HTTP authentication scheme ("Authorization: Bearer …") hides
+// the token after it instead; a key at the start of a line (YAML, HTTP
+// headers) owns the rest of the line, so "password: correct horse
+// battery" is replaced whole, and so does a cookie anywhere (its value is
+// a list of cookies). Elsewhere in a line only the first token is.
 func secretColonField(s string, m []int) (int, int, bool) {
 	key := s[m[2]:m[3]]
 	secret, plural := keyKind(key)
