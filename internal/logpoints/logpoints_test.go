@@ -68,7 +68,7 @@ func TestResolve(t *testing.T) {
 		"pkg/m.py:3": "line 3 is past the end of the file (2 lines)",
 		"nope.py:1":  "no such file (relative paths are resolved from " + repo + ")",
 		"pkg:1":      "is a folder",
-		"x.rb:1":     "logpoints work in Python (.py) files",
+		"x.rb:1":     "logpoints work in Node.js (.js .mjs .cjs .ts .mts .cts), Python (.py) files",
 		"a\x1b.py:1": "holds a line break, a control character",
 	} {
 		if _, err := Resolve(repo, repo, at); err == nil || !strings.Contains(err.Error(), want) {
@@ -194,6 +194,84 @@ func TestCheckPython(t *testing.T) {
 		}
 	}
 	if r := checkPython(context.Background(), "", CheckRequest{File: file, Line: 4}); !r.OK || r.Unchecked == "" {
+		t.Errorf("without the hook: %+v", r)
+	}
+}
+
+// Node's injection puts the hook's --require first in NODE_OPTIONS, quoted,
+// keeps the user's options as written, and replaces an earlier injection's
+// (of this build or another), in each form Node reads.
+func TestInjectNode(t *testing.T) {
+	h := Hooks{Dir: "/state/hooks/new", Languages: map[string]string{"node": "/state/hooks/new/node"}}
+	v := sessionenv.Values{SessionID: "S", IngestURL: "http://u", AppendPath: "/a", LogpointsFile: "/l"}
+	for _, c := range []struct{ before, want string }{
+		{"", `--require "/state/hooks/new/node/hook.cjs"`},
+		{`--max-old-space-size=100 -r ./otel.js`, `--require "/state/hooks/new/node/hook.cjs" --max-old-space-size=100 -r ./otel.js`},
+		{`--require "/state/hooks/old/node/hook.cjs" --title "a b"`, `--require "/state/hooks/new/node/hook.cjs" --title "a b"`},
+		{`-r /state/hooks/old/node/hook.cjs --require=/state/hooks/x/node/hook.cjs --require=/state/hooksx/h.cjs`, `--require "/state/hooks/new/node/hook.cjs" --require=/state/hooksx/h.cjs`},
+		{`--require "/my dir/\"q\".cjs"`, `--require "/state/hooks/new/node/hook.cjs" --require "/my dir/\"q\".cjs"`},
+	} {
+		e := Inject([]string{"NODE_OPTIONS=" + c.before}, v, h)
+		got, _ := e.Get("NODE_OPTIONS")
+		if got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.before, got, c.want)
+		}
+		if again, _ := Inject(e.Entries(), v, h).Get("NODE_OPTIONS"); again != c.want {
+			t.Errorf("%q injected twice: %q", c.before, again)
+		}
+	}
+	if q := nodeQuote(`/a "b" \c`); q != `"/a \"b\" \\c"` {
+		t.Errorf("quote: %s", q)
+	}
+	if toks := nodeOptionTokens(`a "b c" "d\"e"`); len(toks) != 3 || toks[1].value != "b c" || toks[2].value != `d"e` || toks[2].raw != `"d\"e"` {
+		t.Errorf("tokens: %+v", toks)
+	}
+}
+
+// The Node check gives the hook's verdict, through node: CommonJS, an ES
+// module, a data expression that is not one expression, a line V8 cannot
+// stop at (with the next one that it can), and no hook: unchecked.
+func TestCheckNode(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("DEBUG_MODE_REQUIRE_RUNTIMES") == "1" {
+			t.Fatal("node is missing and DEBUG_MODE_REQUIRE_RUNTIMES=1")
+		}
+		t.Skip("node not installed")
+	}
+	root, err := safefs.OpenRoot(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h, _ := Install(root)
+	dir := t.TempDir()
+	cjs := filepath.Join(dir, "m.js")
+	os.WriteFile(cjs, []byte("function f(x) {\n\n  // note\n  for (let i = 0; i < x; i++) {\n    x--;\n  }\n  return x;\n}\nmodule.exports = f;\n"), 0o644)
+	esm := filepath.Join(dir, "m.mjs")
+	os.WriteFile(esm, []byte("import fs from 'node:fs';\nexport function g(a) {\n  return a + 1;\n}\nconsole.log(g(await 1));\n"), 0o644)
+	for _, c := range []struct {
+		file              string
+		line              int
+		data              string
+		ok                bool
+		reason, placement string
+	}{
+		{file: cjs, line: 5, data: `{x}`, ok: true},
+		{file: cjs, line: 4, ok: true, placement: "runs once, when the loop starts; line 5 records every iteration"},
+		{file: cjs, line: 2, reason: "line 2 is blank; the next line that can take a logpoint is 4"},
+		{file: cjs, line: 3, reason: "line 3 is a comment; the next line that can take a logpoint is 4"},
+		{file: cjs, line: 1, reason: "line 1 has no code V8 can stop at"},
+		{file: cjs, line: 5, data: "x); y; (z", reason: "--data is not a JavaScript expression"},
+		{file: esm, line: 3, data: `{a}`, ok: true},
+		{file: esm, line: 5, ok: true},
+		{file: esm, line: 2, reason: "line 2 has no code V8 can stop at"},
+	} {
+		r := checkNode(context.Background(), h.Languages["node"], CheckRequest{File: c.file, Line: c.line, Data: c.data})
+		if r.OK != c.ok || !strings.Contains(r.Reason, c.reason) || r.Placement != c.placement || r.Unchecked != "" {
+			t.Errorf("%s:%d %q: %+v", filepath.Base(c.file), c.line, c.data, r)
+		}
+	}
+	if r := checkNode(context.Background(), "", CheckRequest{File: cjs, Line: 5}); !r.OK || r.Unchecked == "" {
 		t.Errorf("without the hook: %+v", r)
 	}
 }
