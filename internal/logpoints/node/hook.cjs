@@ -333,9 +333,11 @@ function start() {
     st.table.push(lp);
   }
   Object.defineProperty(globalThis, KEY, { value: record, enumerable: false, configurable: true, writable: false });
+  // The batch timer is made here, in the hook's own async context, and
+  // re-armed with refresh() by the first event into an empty queue: a hit
+  // creates no timer (nothing for the program's async hooks to see).
   st.timer = setTimeout(drain, FLUSH_MS);
   st.timer.unref();
-  clearTimeout(st.timer); // made here, in the hook's own context; re-armed with refresh()
   process.on('exit', atExit);
 
   const inspector = require('inspector');

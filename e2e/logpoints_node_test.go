@@ -1,0 +1,292 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The Node.js logpoint hook, live, with the node on PATH and TypeScript
+// through tsx (scripts/setup.d/tsx.sh). The program
+// (testdata/logpoints/node) has a logpoint of every kind: the main script's
+// top level, a function hit 200 times a run (past the hook's first 100
+// direct writes, so batches and the exit flush carry the rest), a method, a
+// closure, a loop, an async function, an expression that throws, an ES
+// module imported later (a function and its top level), a worker thread, a
+// child node process, a never-called line, a file never loaded, a line that
+// became blank after the logpoint was added, and two TypeScript files run
+// through tsx. Lines that cannot take a logpoint are refused when added.
+// The program's output and exit status must be the same with and without
+// the hook, however it ends, and the project's files byte-identical.
+func TestLogpointsNode(t *testing.T) {
+	requireRuntimes(t, []string{"node"})
+	tsx, _ := filepath.Abs("../tools/tsx/node_modules/.bin/tsx")
+	if _, err := os.Stat(tsx); err != nil {
+		missingRuntime(t, "tsx is missing (scripts/setup.d/tsx.sh installs it in tools/tsx)")
+	}
+	e := NewEnv(t)
+	proj := filepath.Join(t.TempDir(), "proj")
+	if err := os.CopyFS(proj, os.DirFS("testdata/logpoints/node")); err != nil {
+		t.Fatal(err)
+	}
+	// A TypeScript project has its loader in node_modules: the add-time
+	// check compiles a .ts file with the esbuild it finds there.
+	if err := os.Symlink(filepath.Dir(filepath.Dir(tsx)), filepath.Join(proj, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cr := e.runIn(proj, "create", "--json")
+	var created struct{ Result Session }
+	if cr.Code != 0 || json.Unmarshal([]byte(cr.Stdout), &created) != nil {
+		t.Fatalf("create: %s%s", cr.Stdout, cr.Stderr)
+	}
+	id := created.Result.SessionID
+
+	// Refused when added, each with the line to use.
+	for at, want := range map[string]string{
+		"lib.js:3":     "--at lib.js:3: line 3 has no code V8 can stop at (a function or class declaration line, a brace, a type, or the inside of a string or expression that starts higher up); the next line that can take a logpoint is 4",
+		"lib.js:2":     "--at lib.js:2: line 2 is a comment; the next line that can take a logpoint is 4",
+		"lib.js:7":     "--at lib.js:7: line 7 is blank; the next line that can take a logpoint is 10",
+		"ts/util.ts:2": "--at ts/util.ts:2: line 2 has no code V8 can stop at",
+	} {
+		r := e.runIn(proj, "logpoint", "add", "--session", id, "--at", at, "--hypothesis", "H1", "--message", "m")
+		if r.Code == 0 || !strings.Contains(r.Stderr, want) {
+			t.Errorf("add %s: exit %d %s, want %q", at, r.Code, r.Stderr, want)
+		}
+	}
+	if r := e.runIn(proj, "logpoint", "add", "--session", id, "--at", "lib.js:4", "--hypothesis", "H1", "--message", "m", "--data", "x); y; (z"); r.Code == 0 ||
+		!strings.Contains(r.Stderr, "--data is not a JavaScript expression") {
+		t.Errorf("bad data: %d %s", r.Code, r.Stderr)
+	}
+
+	// changed.js:2 holds code when its logpoint is added, and is blank when
+	// the program runs: the hook reports why it could not place it.
+	changed := filepath.Join(proj, "changed.js")
+	final, _ := os.ReadFile(changed)
+	os.WriteFile(changed, []byte("'use strict';\nconst Z = 3;\nconst Y = 2;\nmodule.exports = Y;\n"), 0o644)
+	if r := e.runIn(proj, "logpoint", "add", "--session", id, "--at", "changed.js:2", "--hypothesis", "changed", "--message", "changed"); r.Code != 0 {
+		t.Fatal(r.Stderr)
+	}
+	os.WriteFile(changed, final, 0o644)
+	locs := addMarkedNodeLogpoints(t, e, id, proj)
+
+	skipLinks := func(rel string) bool { return rel == "node_modules" }
+	source := treeHash(t, proj, skipLinks)
+	base := slicesWithout(os.Environ(), "NODE_OPTIONS", "PYTHONPATH", "AGENT_DEBUG_MODE_")
+	hooked := sessionEnv(t, e, id, base)
+
+	type scenario struct {
+		name string
+		args []string
+		want string
+	}
+	scenarios := []scenario{
+		{"main", []string{"node", "main.js"}, "exit 0"},
+		{"uncaught exception", []string{"node", "main.js", "raise"}, "exit 1"},
+		{"process.exit(3)", []string{"node", "main.js", "exit3"}, "exit 3"},
+		{"unhandled rejection", []string{"node", "main.js", "reject"}, "exit 1"},
+		{"ES module main", []string{"node", "later.mjs"}, "exit 0"},
+		{"TypeScript through tsx", []string{tsx, "ts/app.ts"}, "exit 0"},
+	}
+	plain := map[string]pyRun{}
+	for _, sc := range scenarios {
+		plain[sc.name] = runPython(t, proj, base, sc.args[0], sc.args[1:]...)
+		if plain[sc.name].status != sc.want {
+			t.Fatalf("%s without the hook: %s, want %s\n%s", sc.name, plain[sc.name].status, sc.want, plain[sc.name].stderr)
+		}
+	}
+	if !strings.Contains(plain["uncaught exception"].stderr, "Error: boom on purpose\n    at Object.boom ("+filepath.Join(proj, "lib.js")+":47:9)") ||
+		!strings.Contains(plain["unhandled rejection"].stderr, "rejected on purpose") || !strings.Contains(plain["main"].stdout, "worker said 6") ||
+		!strings.Contains(plain["TypeScript through tsx"].stdout, "ts total 10") {
+		t.Fatalf("the program does not do what this test relies on:\n%+v", plain)
+	}
+	e.MustRun("reset", "--session", id)
+	for _, sc := range scenarios {
+		got := runPython(t, proj, hooked, sc.args[0], sc.args[1:]...)
+		if got != plain[sc.name] {
+			t.Errorf("%s: the hook changed the run\nwithout: %s\n%s\n%s\nwith: %s\n%s\n%s", sc.name,
+				plain[sc.name].status, plain[sc.name].stdout, plain[sc.name].stderr, got.status, got.stdout, got.stderr)
+		}
+	}
+	sameTree(t, "the runs with the hook", source, treeHash(t, proj, skipLinks))
+
+	var list struct {
+		Logpoints []struct {
+			HypothesisID string `json:"hypothesisId"`
+			State        string `json:"state"`
+			Hits         int64  `json:"hits"`
+			Installed    int    `json:"installedProcesses"`
+			Reason       string `json:"reason"`
+		} `json:"logpoints"`
+	}
+	e.JSON(&list, "logpoint", "list", "--session", id)
+	hits := map[string]int64{}
+	installed := map[string]int{}
+	for _, lp := range list.Logpoints {
+		hits[lp.HypothesisID] = lp.Hits
+		installed[lp.HypothesisID] = lp.Installed
+	}
+	// Four runs of main.js (each: a child.js 3 and a worker of 4), one of
+	// later.mjs, one of ts/app.ts.
+	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
+		"boom": 1, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 2, "tstop": 1, "neverhit": 0, "unused": 0, "changed": 0} {
+		if hits[label] != want {
+			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
+		}
+	}
+	// One report per process or thread: four main processes, four workers.
+	if installed["worker"] != 4 || installed["top"] != 4 || installed["neverhit"] != 4 || installed["child"] != 4 {
+		t.Errorf("installed in %v processes", installed)
+	}
+
+	// One reproduction, read event by event: the values, and the report.
+	var rep struct {
+		Run struct {
+			ExitCode int `json:"exitCode"`
+		} `json:"run"`
+		Logpoints []struct {
+			HypothesisID string `json:"hypothesisId"`
+			State        string `json:"state"`
+			Hits         int64  `json:"hits"`
+			Reason       string `json:"reason"`
+		} `json:"logpoints"`
+	}
+	r := e.runIn(proj, "reproduce", "--session", id, "--json", "--", "node", "main.js")
+	var envl struct{ Result json.RawMessage }
+	json.Unmarshal([]byte(r.Stdout), &envl)
+	if err := json.Unmarshal(envl.Result, &rep); err != nil || r.Code != 0 || rep.Run.ExitCode != 0 {
+		t.Fatalf("reproduce: %v %s%s", err, r.Stdout, r.Stderr)
+	}
+	states := map[string]string{}
+	for _, lp := range rep.Logpoints {
+		states[lp.HypothesisID] = fmt.Sprintf("%s %d %s", lp.State, lp.Hits, lp.Reason)
+	}
+	for label, want := range map[string]string{
+		"top": "hit 1 ", "function": "hit 200 ", "worker": "hit 4 ", "child": "hit 3 ",
+		"neverhit": "never_hit 0 ",
+		"unused":   "never_installed 0 its file was not loaded in this cycle",
+		"tsloop":   "never_installed 0 its file was not loaded in this cycle",
+		"changed":  "never_installed 0 line 2 is blank; the next line that can take a logpoint is 3",
+	} {
+		if states[label] != want {
+			t.Errorf("reproduce: %s is %q, want %q", label, states[label], want)
+		}
+	}
+	data := map[string][]string{}
+	for _, ev := range e.Events(id) {
+		h := ev["hypothesisId"].(string)
+		if ev["location"] != locs[h] {
+			t.Errorf("%s: location %v, want %s", h, ev["location"], locs[h])
+		}
+		b, _ := json.Marshal(ev["data"])
+		data[h] = append(data[h], string(b))
+	}
+	for label, want := range map[string]string{
+		"top":    `{"argv":2}`,
+		"method": `{"amount":4,"before":10}`,
+		"throws": `{"agentDebugLogpointError":"TypeError: Cannot read properties of undefined (reading 'deeper')"}`,
+		"esm":    `{"s":"hi"}`,
+		"esmtop": `null`,
+	} {
+		if len(data[label]) != 1 || data[label][0] != want {
+			t.Errorf("%s: data %v, want [%s]", label, data[label], want)
+		}
+	}
+	sortedEq := func(label string, want ...string) {
+		t.Helper()
+		got := append([]string(nil), data[label]...)
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: data %v, want %v", label, got, want)
+		}
+	}
+	sortedEq("closure", `{"count":0,"step":2}`, `{"count":2,"step":2}`)
+	sortedEq("loop", `{"n":3,"total":0,"x":1}`, `{"n":3,"total":1,"x":2}`, `{"n":3,"total":5,"x":3}`)
+	sortedEq("async", `{"n":1}`, `{"n":2}`)
+	sortedEq("child", `{"argv":["3"],"i":0}`, `{"argv":["3"],"i":1}`, `{"argv":["3"],"i":2}`)
+	sortedEq("worker", `{"acc":0,"i":0}`, `{"acc":0,"i":1}`, `{"acc":1,"i":2}`, `{"acc":3,"i":3}`)
+	if n := len(data["function"]); n != 200 || data["function"][199] != `{"x":199}` {
+		t.Errorf("function: %d events, the last %v", n, data["function"][n-1:])
+	}
+
+	// TypeScript: the events carry the .ts file's own lines.
+	r = e.runIn(proj, "reproduce", "--session", id, "--json", "--", tsx, "ts/app.ts")
+	if r.Code != 0 {
+		t.Fatalf("reproduce tsx: %s%s", r.Stdout, r.Stderr)
+	}
+	data = map[string][]string{}
+	for _, ev := range e.Events(id) {
+		h := ev["hypothesisId"].(string)
+		if ev["location"] != locs[h] {
+			t.Errorf("%s: location %v, want %s", h, ev["location"], locs[h])
+		}
+		b, _ := json.Marshal(ev["data"])
+		data[h] = append(data[h], string(b))
+	}
+	sortedEq("tsloop", `{"name":"a","sum":0}`, `{"name":"b","sum":4}`)
+	sortedEq("tstop", `{"n":2}`)
+	sameTree(t, "the reproductions", source, treeHash(t, proj, skipLinks))
+
+	// Past the session's cap a logpoint holds its events back and reports
+	// the count: 200 hits in one process.
+	if r := e.runIn(proj, "reproduce", "--session", id, "--max-per-location", "150", "--", "node", "main.js"); r.Code != 0 ||
+		!strings.Contains(r.Stdout, "50 events at "+locs["function"]+" (function): the helper's cap of 150 per location per process was reached") {
+		t.Errorf("held back: %s%s", r.Stdout, r.Stderr)
+	}
+	if n := countLabel(e.Events(id), "function"); n != 150 {
+		t.Errorf("function events past the cap: %d, want 150", n)
+	}
+
+	// Removed, they are gone from the next run; the project has nothing to clean.
+	e.MustRun("logpoint", "remove", "--session", id, "--all")
+	r = e.runIn(proj, "reproduce", "--session", id, "--json", "--", "node", "main.js")
+	if r.Code != 0 || len(e.Events(id)) != 0 {
+		t.Fatalf("after remove --all: %d events\n%s", len(e.Events(id)), r.Stdout)
+	}
+	sameTree(t, "after removal", source, treeHash(t, proj, skipLinks))
+}
+
+// addMarkedNodeLogpoints adds a logpoint at each line marked "// LP:<label>
+// [data]" in the .js, .mjs and .ts files under dir; it returns label →
+// location.
+func addMarkedNodeLogpoints(t *testing.T, e *Env, id, dir string) map[string]string {
+	t.Helper()
+	locs := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		if ext := filepath.Ext(p); ext != ".js" && ext != ".mjs" && ext != ".ts" {
+			return nil
+		}
+		f, _ := os.Open(p)
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for n := 1; sc.Scan(); n++ {
+			_, mark, ok := strings.Cut(sc.Text(), "// LP:")
+			if !ok {
+				continue
+			}
+			label, data, _ := strings.Cut(mark, " ")
+			rel, _ := filepath.Rel(dir, p)
+			at := rel + ":" + strconv.Itoa(n)
+			args := []string{"logpoint", "add", "--session", id, "--at", at, "--hypothesis", label, "--message", label}
+			if data != "" {
+				args = append(args, "--data", data)
+			}
+			if r := e.runIn(dir, args...); r.Code != 0 || strings.Contains(r.Stdout, "Not checked") {
+				t.Fatalf("%v: %s%s", args, r.Stdout, r.Stderr)
+			}
+			locs[label] = at
+		}
+		return nil
+	})
+	return locs
+}

@@ -1,0 +1,4 @@
+'use strict';
+
+const Y = 2;
+module.exports = Y;

@@ -1,0 +1,2 @@
+'use strict';
+module.exports = 1; // LP:unused
