@@ -50,7 +50,7 @@ func TestLogpointsNode(t *testing.T) {
 
 	// Refused when added, each with the line to use.
 	for at, want := range map[string]string{
-		"lib.js:3":     "--at lib.js:3: line 3 has no code V8 can stop at (a function or class declaration line, a brace, a type, or the inside of a string or expression that starts higher up); the next line that can take a logpoint is 4",
+		"lib.js:3":     "--at lib.js:3: line 3 has no code V8 can stop at (a declaration line such as function f() {, a brace, a type, the inside of a string or expression that starts higher up, or code in a function nothing refers to); the next line that can take a logpoint is 4",
 		"lib.js:2":     "--at lib.js:2: line 2 is a comment; the next line that can take a logpoint is 4",
 		"lib.js:7":     "--at lib.js:7: line 7 is blank; the next line that can take a logpoint is 10",
 		"ts/util.ts:2": "--at ts/util.ts:2: line 2 has no code V8 can stop at",

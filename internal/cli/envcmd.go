@@ -26,14 +26,16 @@ func newEnvCmd(e *env) *cobra.Command {
 		Long: `Print shell exports for a program started outside debug-mode (a service, a
 test runner, a second terminal): the session id, Ingest URL and Append Path
 (helpers read them when set), the session's logpoints file, and the start-up
-hook that puts the logpoints in place (PYTHONPATH gains the hook's folder in
-front of what it holds now). Every process the program starts inherits them.
+hooks that put the logpoints in place (PYTHONPATH gains the Python hook's
+folder in front of what it holds now; NODE_OPTIONS gains --require of the
+Node.js hook in front of the options it holds now). Every process the program
+starts inherits them.
 
   eval "$(debug-mode env --session <id>)"
 
-The hook lives in debug-mode's own folder, never in the project or in
-site-packages. Values are quoted for any POSIX shell; --json gives them as
-data.`,
+The hooks live in debug-mode's own folder, never in the project, in
+site-packages or in node_modules. Values are quoted for any POSIX shell;
+--json gives them as data.`,
 		Example: `  eval "$(debug-mode env --session 707225a6-8e0f-4db4-b64b-e261bd6a861a)"
   debug-mode env --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --json`,
 		Args: cobra.NoArgs,

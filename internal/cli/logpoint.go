@@ -17,18 +17,19 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 )
 
-const logpointLong = `Logpoints record an event when a line of a Python program runs, with no edit
-to the program: nothing to place in a region, nothing to rebuild, nothing to
-remove afterwards. The session keeps them; reproduce (or, for a program
-started some other way, the exports of debug-mode env) gives the program a
-start-up hook, loaded from debug-mode's own folder, that puts them in place
-in every process of the program, child processes included. The project's
-files are never touched.
+const logpointLong = `Logpoints record an event when a line of a Python or Node.js program runs
+(JavaScript, and TypeScript through a loader that keeps source maps, such as
+tsx), with no edit to the program: nothing to place in a region, nothing to
+rebuild, nothing to remove afterwards. The session keeps them; reproduce (or,
+for a program started some other way, the exports of debug-mode env) gives
+the program a start-up hook, loaded from debug-mode's own folder, that puts
+them in place in every process of the program, child processes (and Node
+worker threads) included. The project's files are never touched.
 
 Each time the line is reached, just before it runs, the hook evaluates the
---data expression in that frame (its locals, globals and closure variables)
+--data expression in that frame (its locals, closure and module variables)
 and records an ordinary event: the label, the location path:line (relative to
-the project root), the message and the value. An expression that raises
+the project root), the message and the value. An expression that throws
 records {"agentDebugLogpointError": "<error>"}; nothing a logpoint does
 changes the program's output, behaviour or exit status.
 
@@ -39,9 +40,10 @@ their own to compute.`
 func newLogpointCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "logpoint",
-		Short: "Record values at a line of a Python program without editing it",
+		Short: "Record values at a line of a Python or Node.js program without editing it",
 		Long:  logpointLong,
 		Example: `  debug-mode logpoint add --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --at report.py:44 --hypothesis H1 --message "amount converted" --data '{"amount": str(amount), "usd": str(usd)}'
+  debug-mode logpoint add --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --at src/cart.js:12 --hypothesis H2 --message "discount applied" --data '({total, n: items.length})'
   debug-mode logpoint list --session 707225a6-8e0f-4db4-b64b-e261bd6a861a
   debug-mode logpoint remove --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --all`,
 		Args: cobra.NoArgs,
@@ -62,23 +64,34 @@ func newLogpointAddCmd(e *env) *cobra.Command {
 		Use:   "add --session <id> --at <path:line> --hypothesis <label> --message <text> [--data <expression>]",
 		Short: "Add a logpoint at a line",
 		Long: `Add a logpoint at PATH:LINE (a relative path is resolved from the current
-folder). It is checked now: the file exists and is Python (.py), the line
-holds code (not a blank line, a comment or the inside of a string), the label
-and message follow the event rules, and --data is a valid expression (the
-checks run python3 when it is installed).
+folder). It is checked now: the file exists and is Python (.py) or Node.js
+(.js .mjs .cjs .ts .mts .cts), the line holds code, the label and message
+follow the event rules, and --data is one valid expression of the language.
+The checks run python3 or node when installed, with the hook's own code, so
+their verdict is the hook's; without them the logpoint is kept unchecked.
 
-The logpoint runs just before the statement that starts on that line, once
-each time it is reached. On an except, else, finally or case line it runs
-when that branch is entered; on a for or while line, once when the loop is
-reached (put it on the first line of the body to record every iteration). A
-def, class or decorator line is refused with the line to use instead (the
-first line of the body records each call), as is a line inside a statement
-that starts higher up.
+Python: the logpoint runs just before the statement that starts on that
+line, once each time it is reached. On an except, else, finally or case line
+it runs when that branch is entered; on a for or while line, once when the
+loop is reached (put it on the first line of the body to record every
+iteration). A def, class or decorator line is refused with the line to use
+instead (the first line of the body records each call), as is a line inside a
+statement that starts higher up, a blank line, a comment or the inside of a
+string.
+
+Node.js: the logpoint is a breakpoint whose condition records and never
+stops, on the first place of the line where V8 can stop. A line with none (a
+blank line, a comment, a function or class declaration line, a lone brace, a
+type) is refused with the next line that has one. --data is a JavaScript
+expression, e.g. '({total, n: items.length})'. A TypeScript line is checked
+on the file compiled by the esbuild (what tsx uses) or typescript found from
+the file's folder.
 
 It takes effect in programs started from now on by reproduce (or with the
 exports of debug-mode env).`,
 		Example: `  debug-mode logpoint add --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --at report.py:44 --hypothesis H1 --message "amount converted" --data '{"amount": str(amount), "usd": str(usd)}'
-  debug-mode logpoint add --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --at src/shop/cart.py:12 --hypothesis H2 --message "discount applied"`,
+  debug-mode logpoint add --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --at src/shop/cart.py:12 --hypothesis H2 --message "discount applied"
+  debug-mode logpoint add --session 707225a6-8e0f-4db4-b64b-e261bd6a861a --at src/cart.ts:30 --hypothesis H3 --message "total computed" --data '({total, n: items.length})'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context()) },
 	}
@@ -87,11 +100,11 @@ exports of debug-mode env).`,
 	fl.StringVar(&o.at, "at", "", "the line: PATH:LINE, e.g. src/report.py:44")
 	fl.StringVar(&o.hypothesis, "hypothesis", "", "the hypothesis label its events carry, e.g. H1")
 	fl.StringVar(&o.message, "message", "", "a short constant description of the observation")
-	fl.StringVar(&o.data, "data", "", "an expression in the program's language, evaluated where the line runs, e.g. '{\"total\": total, \"n\": len(items)}' (default: no data, null)")
+	fl.StringVar(&o.data, "data", "", "an expression in the program's language, evaluated where the line runs, e.g. '{\"total\": total, \"n\": len(items)}' (Python) or '({total, n: items.length})' (JavaScript) (default: no data, null)")
 	return cmd
 }
 
-// checkTimeout bounds a language check (python3 parsing one file).
+// checkTimeout bounds a language check (python3 or node compiling one file).
 const checkTimeout = 20 * time.Second
 
 func (o *logpointAddOptions) run(ctx context.Context) error {

@@ -138,7 +138,7 @@ type LogpointAddInput struct {
 	At         string `json:"at" jsonschema:"the line, as PATH:LINE, e.g. src/report.py:44"`
 	Hypothesis string `json:"hypothesis" jsonschema:"the hypothesis label its events carry, e.g. H1"`
 	Message    string `json:"message" jsonschema:"a short constant description of the observation"`
-	Data       string `json:"data,omitempty" jsonschema:"an expression in the program's language, evaluated where the line runs, e.g. {\"total\": total, \"n\": len(items)} (default: no data, null)"`
+	Data       string `json:"data,omitempty" jsonschema:"an expression in the program's language, evaluated where the line runs, e.g. {\"total\": total, \"n\": len(items)} (Python) or ({total, n: items.length}) (JavaScript) (default: no data, null)"`
 }
 
 type LogpointRemoveInput struct {

@@ -73,7 +73,7 @@ function what(text) {
   const t = text.trim();
   if (t === '') return 'is blank';
   if (t.startsWith('//') || t.startsWith('/*') || t.startsWith('*')) return 'is a comment';
-  return 'has no code V8 can stop at (a function or class declaration line, a brace, a type, or the inside of a string or expression that starts higher up)';
+  return 'has no code V8 can stop at (a declaration line such as function f() {, a brace, a type, the inside of a string or expression that starts higher up, or code in a function nothing refers to)';
 }
 
 // verdict decides for the logpoint at line (1-based, of the file the agent
