@@ -158,7 +158,7 @@ async function main() {
     if (!e.parse) throw e;
     return answer({ ok: false, reason: 'the file does not parse: ' + e.message });
   }
-  const v = hook.verdict(hook.places(session, scriptId, map, real), line, src);
+  const v = hook.judge(session, scriptId, map, real, line, src);
   answer({ ok: v.ok, reason: v.reason || '', placement: v.placement || '' });
 }
 

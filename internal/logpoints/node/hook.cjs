@@ -243,19 +243,61 @@ function origLines(locations, segs, sourceIndex) {
   return out;
 }
 
-// places lists where V8 can stop in a parsed script, each with the line of
-// realFile it comes from; map is its source map (null: the script is the
-// file itself).
-function places(session, scriptId, map, realFile) {
-  const locs = post(session, 'Debugger.getPossibleBreakpoints', { start: { scriptId, lineNumber: 0, columnNumber: 0 } }).locations || [];
-  locs.sort((a, b) => a.lineNumber - b.lineNumber || a.columnNumber - b.columnNumber);
-  if (!map) return locs.map((l) => ({ line: l.lineNumber, column: l.columnNumber, type: l.type || '', orig: l.lineNumber + 1 }));
+// AHEAD is how far a refused line's hint looks for the next line that can
+// take a logpoint.
+const AHEAD = 60;
+
+// judge decides for the logpoint at line of realFile in a parsed script
+// (map: its source map, null when the script is the file itself), as
+// verdict() does, asking V8 only about the lines it needs: a function V8
+// has been asked about is prepared for breaking and no longer optimized,
+// so the rest of the file keeps its speed.
+function judge(session, scriptId, map, realFile, line, src) {
+  let ps = places(session, scriptId, map, realFile, line, line + 1);
+  const v = verdict(ps, line, src);
+  if (v.ok || ps.some((p) => p.orig > line)) return v;
+  ps = ps.concat(places(session, scriptId, map, realFile, line + 2, line + AHEAD));
+  return verdict(ps, line, src);
+}
+
+// places lists where V8 can stop in a parsed script for lines from..to of
+// realFile, each with the line it comes from.
+function places(session, scriptId, map, realFile, from, to) {
+  const ask = (start, end) => {
+    const locs = post(session, 'Debugger.getPossibleBreakpoints', { start: { scriptId, ...start }, end: { scriptId, ...end }, restrictToFunction: false }).locations || [];
+    return locs.sort((a, b) => a.lineNumber - b.lineNumber || a.columnNumber - b.columnNumber);
+  };
+  if (!map) {
+    return ask({ lineNumber: from - 1, columnNumber: 0 }, { lineNumber: to, columnNumber: 0 })
+      .map((l) => ({ line: l.lineNumber, column: l.columnNumber, type: l.type || '', orig: l.lineNumber + 1 }));
+  }
   const idx = map.sources.indexOf(realFile);
+  const range = genRange(map.segs, idx, from, to);
+  if (!range) return [];
   // esbuild's keepNames adds __name(f, "f") after a function, mapped to its
   // declaration line: it runs once, when the function is defined, as no
   // declaration line does in JavaScript, so it is not a place for a logpoint.
   const gen = (post(session, 'Debugger.getScriptSource', { scriptId }).scriptSource || '').split('\n');
-  return origLines(locs, map.segs, idx).filter((p) => !(gen[p.line] || '').startsWith('__name(', p.column));
+  return origLines(ask(range[0], range[1]), map.segs, idx)
+    .filter((p) => p.orig !== null && p.orig >= from && p.orig <= to && !(gen[p.line] || '').startsWith('__name(', p.column));
+}
+
+// genRange is the generated range [start, end) that the segments of lines
+// from..to of source idx cover, or null: each segment reaches to the next
+// one's start, and one column past it (where a return's place is).
+function genRange(segs, idx, from, to) {
+  let start = null, end = null;
+  const less = (a, b) => a.lineNumber < b.lineNumber || (a.lineNumber === b.lineNumber && a.columnNumber < b.columnNumber);
+  for (let j = 0; j < segs.length; j++) {
+    const s = segs[j];
+    if (s[2] !== idx || s[3] + 1 < from || s[3] + 1 > to) continue;
+    const a = { lineNumber: s[0], columnNumber: s[1] };
+    const n = segs[j + 1];
+    const b = n ? { lineNumber: n[0], columnNumber: n[1] + 1 } : { lineNumber: s[0] + 1, columnNumber: 0 };
+    if (start === null || less(a, start)) start = a;
+    if (end === null || less(end, b)) end = b;
+  }
+  return start === null ? null : [start, end];
 }
 
 // post calls an inspector method; a same-thread session answers at once.
@@ -400,10 +442,9 @@ function parsed(session, p, byURL, mapped) {
   const lps = byURL.get(p.url);
   if (lps) {
     const src = post(session, 'Debugger.getScriptSource', { scriptId: p.scriptId }).scriptSource || '';
-    const ps = places(session, p.scriptId, null, '');
     for (const lp of lps) {
       if (lp.failed) continue;
-      const v = verdict(ps, lp.line, src);
+      const v = judge(session, p.scriptId, null, '', lp.line, src);
       if (v.ok) {
         report(lp, 'installed', '');
       } else {
@@ -433,10 +474,9 @@ function parsed(session, p, byURL, mapped) {
     try {
       src = fs.readFileSync(f, 'utf8');
     } catch (e) { /* the reason then quotes no line */ }
-    const ps = places(session, p.scriptId, map, f);
     for (const lp of lps) {
       if (lp.failed) continue;
-      const v = verdict(ps, lp.line, src);
+      const v = judge(session, p.scriptId, map, f, lp.line, src);
       if (!v.ok) {
         fail(lp, v.reason);
         continue;
@@ -460,7 +500,7 @@ function resolved(session, p) {
     return;
   }
   const src = post(session, 'Debugger.getScriptSource', { scriptId: p.location.scriptId }).scriptSource || '';
-  const v = verdict(places(session, p.location.scriptId, null, ''), lp.line, src);
+  const v = judge(session, p.location.scriptId, null, '', lp.line, src);
   unset(session, lp);
   fail(lp, v.ok ? 'V8 placed it on line ' + (p.location.lineNumber + 1) : v.reason);
 }
@@ -613,7 +653,7 @@ function atExit() {
   } catch (e) { /* never into the program */ }
 }
 
-module.exports = { verdict, checkData, places, post, readMap, mapSources, mappings, lineText };
+module.exports = { verdict, judge, checkData, places, post, readMap, mapSources, mappings, lineText };
 
 if (require.main !== module) {
   try {

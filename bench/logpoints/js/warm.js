@@ -1,0 +1,13 @@
+'use strict';
+function hot(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    s += (i * i) % 7;
+  }
+  return s;
+}
+
+function elsewhere() {
+  return 1; // LOGPOINT: a logpoint that the hot loop never reaches
+}
+module.exports = { hot, elsewhere };
