@@ -21,8 +21,9 @@ import (
 // closure, a loop, an async function, an expression that throws, an ES
 // module imported later (a function and its top level), a worker thread, a
 // child node process, a never-called line, a file never loaded, a line that
-// became blank after the logpoint was added, and two TypeScript files run
-// through tsx. Lines that cannot take a logpoint are refused when added.
+// became blank after the logpoint was added, a file run in a vm context of
+// its own (as Jest runs tests: reported, not silently never hit), and two
+// TypeScript files run through tsx. Lines that cannot take a logpoint are refused when added.
 // The program's output and exit status must be the same with and without
 // the hook, however it ends, and the project's files byte-identical.
 func TestLogpointsNode(t *testing.T) {
@@ -135,7 +136,7 @@ func TestLogpointsNode(t *testing.T) {
 	// Four runs of main.js (each: a child.js 3 and a worker of 4), one of
 	// later.mjs, one of ts/app.ts.
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 2, "tstop": 1, "neverhit": 0, "unused": 0, "changed": 0} {
+		"boom": 1, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 2, "tstop": 1, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
@@ -169,10 +170,11 @@ func TestLogpointsNode(t *testing.T) {
 	}
 	for label, want := range map[string]string{
 		"top": "hit 1 ", "function": "hit 200 ", "worker": "hit 4 ", "child": "hit 3 ",
-		"neverhit": "never_hit 0 ",
-		"unused":   "never_installed 0 its file was not loaded in this cycle",
-		"tsloop":   "never_installed 0 its file was not loaded in this cycle",
-		"changed":  "never_installed 0 line 2 is blank; the next line that can take a logpoint is 3",
+		"neverhit":  "never_hit 0 ",
+		"unused":    "never_installed 0 its file was not loaded in this cycle",
+		"tsloop":    "never_installed 0 its file was not loaded in this cycle",
+		"changed":   "never_installed 0 line 2 is blank; the next line that can take a logpoint is 3",
+		"sandboxed": "never_installed 0 sandboxed.js was run in a vm context of its own (a test runner's sandbox, such as Jest's), where a logpoint cannot record; run that code outside the sandbox, or use a code probe",
 	} {
 		if states[label] != want {
 			t.Errorf("reproduce: %s is %q, want %q", label, states[label], want)

@@ -320,6 +320,7 @@ const st = {
   queued: 0, // characters in queue
   timer: null,
   session: null,
+  context: null, // the execution context the hook runs in, where record() is
 };
 
 function load() {
@@ -338,6 +339,16 @@ function load() {
   if (!doc || doc.version !== 1) return [];
   st.append = append;
   return (doc.logpoints || []).filter((lp) => lp && lp.language === LANGUAGE);
+}
+
+const SELF = url.pathToFileURL(__filename).href;
+
+function urlPath(u) {
+  try {
+    return u.startsWith('file:') ? url.fileURLToPath(u) : u;
+  } catch (e) {
+    return u;
+  }
 }
 
 function escapeRe(s) {
@@ -439,6 +450,16 @@ const bpOwner = new Map(); // breakpoint id → logpoint
 // logpoints of that file are checked (their breakpoint by URL is being
 // placed), TypeScript ones placed through the script's source map.
 function parsed(session, p, byURL, mapped) {
+  if (st.context === null && p.url === SELF) st.context = p.executionContextId;
+  if (st.context !== null && p.executionContextId !== st.context) {
+    // Code run in a vm context of its own (Jest's test files, say) has a
+    // global of its own, where the condition cannot reach record().
+    const lps = byURL.get(p.url) || mapped.get(realOf(urlPath(p.url)));
+    for (const lp of lps || []) {
+      report(lp, 'failed', path.basename(lp.real) + ' was run in a vm context of its own (a test runner\'s sandbox, such as Jest\'s), where a logpoint cannot record; run that code outside the sandbox, or use a code probe');
+    }
+    return;
+  }
   const lps = byURL.get(p.url);
   if (lps) {
     const src = post(session, 'Debugger.getScriptSource', { scriptId: p.scriptId }).scriptSource || '';
@@ -659,4 +680,6 @@ if (require.main !== module) {
   try {
     start();
   } catch (e) { /* the program runs without logpoints */ }
+  // Preloaded (--require): the program's require.cache stays its own.
+  if (require.main === undefined) delete require.cache[__filename];
 }

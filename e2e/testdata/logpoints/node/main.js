@@ -4,6 +4,8 @@
 const path = require('path');
 const { execFileSync } = require('child_process');
 const { Worker } = require('worker_threads');
+const vm = require('vm');
+const fs = require('fs');
 const lib = require('./lib');
 require('./changed');
 const mode = process.argv[2] || 'ok'; // LP:top {argv: process.argv.length}
@@ -28,6 +30,8 @@ async function main() {
     w.on('error', reject);
     w.on('exit', resolve);
   });
+  const sandboxed = path.join(__dirname, 'sandboxed.js');
+  vm.runInNewContext(fs.readFileSync(sandboxed, 'utf8'), { console }, { filename: sandboxed });
   console.error('stderr line');
 }
 
