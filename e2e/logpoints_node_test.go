@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -23,7 +24,7 @@ import (
 // child node process, a never-called line, a file never loaded, a line that
 // became blank after the logpoint was added, a file run in a vm context of
 // its own (as Jest runs tests: reported, not silently never hit), and two
-// TypeScript files run through tsx. Lines that cannot take a logpoint are refused when added.
+// TypeScript files run through tsx and compiled by tsc --sourceMap. Lines that cannot take a logpoint are refused when added.
 // The program's output and exit status must be the same with and without
 // the hook, however it ends, and the project's files byte-identical.
 func TestLogpointsNode(t *testing.T) {
@@ -82,6 +83,17 @@ func TestLogpointsNode(t *testing.T) {
 	base := slicesWithout(os.Environ(), "NODE_OPTIONS", "PYTHONPATH", "AGENT_DEBUG_MODE_")
 	hooked := sessionEnv(t, e, id, base)
 
+	// The same TypeScript compiled by tsc with source maps, outside the
+	// project, run by plain node.
+	tsc, _ := filepath.Abs("../tools/node_modules/.bin/tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		missingRuntime(t, "tsc is missing (scripts/setup.sh installs it in tools/node_modules)")
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	if out, err := exec.Command(tsc, "--sourceMap", "--outDir", dist, "--module", "commonjs", "--target", "es2020", filepath.Join(proj, "ts", "app.ts")).CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+
 	type scenario struct {
 		name string
 		args []string
@@ -94,6 +106,7 @@ func TestLogpointsNode(t *testing.T) {
 		{"unhandled rejection", []string{"node", "main.js", "reject"}, "exit 1"},
 		{"ES module main", []string{"node", "later.mjs"}, "exit 0"},
 		{"TypeScript through tsx", []string{tsx, "ts/app.ts"}, "exit 0"},
+		{"TypeScript compiled by tsc --sourceMap", []string{"node", filepath.Join(dist, "app.js")}, "exit 0"},
 	}
 	plain := map[string]pyRun{}
 	for _, sc := range scenarios {
@@ -134,9 +147,9 @@ func TestLogpointsNode(t *testing.T) {
 		installed[lp.HypothesisID] = lp.Installed
 	}
 	// Four runs of main.js (each: a child.js 3 and a worker of 4), one of
-	// later.mjs, one of ts/app.ts.
+	// later.mjs, two of ts/app.ts (tsx, tsc).
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 2, "tstop": 1, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
+		"boom": 1, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 4, "tstop": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
