@@ -17,7 +17,8 @@ import (
 // The Node.js logpoint hook, live, with the node on PATH and TypeScript
 // through tsx (scripts/setup.d/tsx.sh). The program
 // (testdata/logpoints/node) has a logpoint of every kind: the main script's
-// top level, a function hit 200 times a run (past the hook's first 100
+// top level, a required module's top level (with the CommonJS wrapper's
+// exports in scope), a function hit 200 times a run (past the hook's first 100
 // direct writes, so batches and the exit flush carry the rest), a method, a
 // closure, a loop, an async function, an expression that throws, an ES
 // module imported later (a function and its top level), a worker thread, a
@@ -149,7 +150,7 @@ func TestLogpointsNode(t *testing.T) {
 	// Four runs of main.js (each: a child.js 3 and a worker of 4), one of
 	// later.mjs, two of ts/app.ts (tsx, tsc).
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 4, "tstop": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
+		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 4, "tstop": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
@@ -208,6 +209,7 @@ func TestLogpointsNode(t *testing.T) {
 		"throws": `{"agentDebugLogpointError":"TypeError: Cannot read properties of undefined (reading 'deeper')"}`,
 		"esm":    `{"s":"hi"}`,
 		"esmtop": `null`,
+		"moduletop": `{"keys":0}`,
 	} {
 		if len(data[label]) != 1 || data[label][0] != want {
 			t.Errorf("%s: data %v, want [%s]", label, data[label], want)

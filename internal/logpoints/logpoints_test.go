@@ -271,6 +271,16 @@ func TestCheckNode(t *testing.T) {
 			t.Errorf("%s:%d %q: %+v", filepath.Base(c.file), c.line, c.data, r)
 		}
 	}
+	// TypeScript with no esbuild or typescript to be found from its folder:
+	// only blank lines and comments can be judged.
+	ts := filepath.Join(dir, "m.ts")
+	os.WriteFile(ts, []byte("type T = number;\n\nexport const t: T = 1;\n"), 0o644)
+	if r := checkNode(context.Background(), h.Languages["node"], CheckRequest{File: ts, Line: 2}); r.OK || r.Reason != "line 2 is blank" {
+		t.Errorf("ts blank: %+v", r)
+	}
+	if r := checkNode(context.Background(), h.Languages["node"], CheckRequest{File: ts, Line: 3}); !r.OK || !strings.Contains(r.Unchecked, "no esbuild or typescript was found") {
+		t.Errorf("ts without a compiler: %+v", r)
+	}
 	if r := checkNode(context.Background(), "", CheckRequest{File: cjs, Line: 5}); !r.OK || r.Unchecked == "" {
 		t.Errorf("without the hook: %+v", r)
 	}

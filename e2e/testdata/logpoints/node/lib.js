@@ -51,4 +51,4 @@ function neverCalled() {
   return 42; // LP:neverhit
 }
 
-module.exports = { compute, Account, makeCounter, sumSquares, later, fail, boom, neverCalled };
+module.exports = { compute, Account, makeCounter, sumSquares, later, fail, boom, neverCalled }; // LP:moduletop {keys: Object.keys(exports).length}
