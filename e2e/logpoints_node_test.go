@@ -204,11 +204,11 @@ func TestLogpointsNode(t *testing.T) {
 		data[h] = append(data[h], string(b))
 	}
 	for label, want := range map[string]string{
-		"top":    `{"argv":2}`,
-		"method": `{"amount":4,"before":10}`,
-		"throws": `{"agentDebugLogpointError":"TypeError: Cannot read properties of undefined (reading 'deeper')"}`,
-		"esm":    `{"s":"hi"}`,
-		"esmtop": `null`,
+		"top":       `{"argv":2}`,
+		"method":    `{"amount":4,"before":10}`,
+		"throws":    `{"agentDebugLogpointError":"TypeError: Cannot read properties of undefined (reading 'deeper')"}`,
+		"esm":       `{"s":"hi"}`,
+		"esmtop":    `null`,
 		"moduletop": `{"keys":0}`,
 	} {
 		if len(data[label]) != 1 || data[label][0] != want {
