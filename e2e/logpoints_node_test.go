@@ -107,6 +107,7 @@ func TestLogpointsNode(t *testing.T) {
 		{"unhandled rejection", []string{"node", "main.js", "reject"}, "exit 1"},
 		{"ES module main", []string{"node", "later.mjs"}, "exit 0"},
 		{"TypeScript through tsx", []string{tsx, "ts/app.ts"}, "exit 0"},
+		{"a TypeScript ES module through tsx", []string{tsx, "ts/esm.mts"}, "exit 0"},
 		{"TypeScript compiled by tsc --sourceMap", []string{"node", filepath.Join(dist, "app.js")}, "exit 0"},
 	}
 	plain := map[string]pyRun{}
@@ -148,9 +149,10 @@ func TestLogpointsNode(t *testing.T) {
 		installed[lp.HypothesisID] = lp.Installed
 	}
 	// Four runs of main.js (each: a child.js 3 and a worker of 4), one of
-	// later.mjs, two of ts/app.ts (tsx, tsc).
+	// later.mjs, two of ts/app.ts (tsx, tsc), one of ts/esm.mts (two items
+	// through util.ts).
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 4, "tstop": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
+		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tstop": 2, "tsesm": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
@@ -271,7 +273,7 @@ func TestLogpointsNode(t *testing.T) {
 }
 
 // addMarkedNodeLogpoints adds a logpoint at each line marked "// LP:<label>
-// [data]" in the .js, .mjs and .ts files under dir; it returns label →
+// [data]" in the .js, .mjs, .ts and .mts files under dir; it returns label →
 // location.
 func addMarkedNodeLogpoints(t *testing.T, e *Env, id, dir string) map[string]string {
 	t.Helper()
@@ -280,7 +282,7 @@ func addMarkedNodeLogpoints(t *testing.T, e *Env, id, dir string) map[string]str
 		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return err
 		}
-		if ext := filepath.Ext(p); ext != ".js" && ext != ".mjs" && ext != ".ts" {
+		if ext := filepath.Ext(p); ext != ".js" && ext != ".mjs" && ext != ".ts" && ext != ".mts" {
 			return nil
 		}
 		f, _ := os.Open(p)
