@@ -78,6 +78,18 @@ func TestLogpointsNode(t *testing.T) {
 	}
 	os.WriteFile(changed, final, 0o644)
 	locs := addMarkedNodeLogpoints(t, e, id, proj)
+	// A second logpoint on a line that has one: V8 takes one breakpoint per
+	// place, so the hook puts both in one condition.
+	for _, lp := range [][]string{{locs["function"], "function2", "({y: x + 1})"}, {locs["tsloop"], "tsloop2", ""}} {
+		args := []string{"logpoint", "add", "--session", id, "--at", lp[0], "--hypothesis", lp[1], "--message", lp[1]}
+		if lp[2] != "" {
+			args = append(args, "--data", lp[2])
+		}
+		if r := e.runIn(proj, args...); r.Code != 0 {
+			t.Fatalf("%v: %s", args, r.Stderr)
+		}
+		locs[lp[1]] = lp[0]
+	}
 
 	skipLinks := func(rel string) bool { return rel == "node_modules" }
 	source := treeHash(t, proj, skipLinks)
@@ -152,7 +164,7 @@ func TestLogpointsNode(t *testing.T) {
 	// later.mjs, two of ts/app.ts (tsx, tsc), one of ts/esm.mts (two items
 	// through util.ts).
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tstop": 2, "tsesm": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
+		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tsloop2": 6, "function2": 800, "tstop": 2, "tsesm": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
@@ -233,6 +245,9 @@ func TestLogpointsNode(t *testing.T) {
 	sortedEq("worker", `{"acc":0,"i":0}`, `{"acc":0,"i":1}`, `{"acc":1,"i":2}`, `{"acc":3,"i":3}`)
 	if n := len(data["function"]); n != 200 || data["function"][199] != `{"x":199}` {
 		t.Errorf("function: %d events, the last %v", n, data["function"][n-1:])
+	}
+	if n := len(data["function2"]); n != 200 || data["function2"][199] != `{"y":200}` {
+		t.Errorf("function2: %d events, the last %v", n, data["function2"][n-1:])
 	}
 
 	// TypeScript: the events carry the .ts file's own lines.

@@ -128,6 +128,13 @@ function condition(i, expr) {
   return expr ? call + ', () => (\n' + expr + '\n))' : call + ')';
 }
 
+// groupCondition is the condition of the one breakpoint that serves every
+// logpoint at one line (V8 takes one breakpoint per place): each records
+// in turn, and the last answers false.
+function groupCondition(g) {
+  return g.lps.filter((lp) => !lp.failed).map((lp) => condition(lp.index, lp.expr)).join(',\n');
+}
+
 // --- source maps -------------------------------------------------------------
 
 const B64 = {};
@@ -380,10 +387,14 @@ function start() {
       held: 0,
       reported: false,
       failed: false,
-      breakpoints: [],
+      group: null,
     };
     lp.prefix = '{"hypothesisId":' + stringify(lp.hyp) + ',"location":' + stringify(lp.location) + ',"message":' + stringify(lp.msg) + ',"data":';
     st.table.push(lp);
+    const key = lp.real + '\0' + lp.line;
+    if (!groups.has(key)) groups.set(key, { lps: [], breakpoints: [], file: lp.file, real: lp.real, line: lp.line });
+    lp.group = groups.get(key);
+    lp.group.lps.push(lp);
   }
   Object.defineProperty(globalThis, KEY, { value: record, enumerable: false, configurable: true, writable: false });
   // The batch timer is made here, in the hook's own async context, and
@@ -397,23 +408,23 @@ function start() {
   const session = new inspector.Session();
   session.connect();
   st.session = session;
-  const byURL = new Map(); // script URL or path → [logpoint] (JavaScript)
-  const mapped = new Map(); // real path → [logpoint] (TypeScript)
+  const byURL = new Map(); // script URL or path → [group] (JavaScript)
+  const mapped = new Map(); // real path → [group] (TypeScript)
   for (const lp of st.table) {
     const why = checkData(lp.expr);
-    if (why) {
-      fail(lp, why);
+    if (why) fail(lp, why);
+  }
+  for (const g of groups.values()) {
+    if (g.lps.every((lp) => lp.failed)) continue;
+    if (TS.test(g.real)) {
+      if (!mapped.has(g.real)) mapped.set(g.real, []);
+      mapped.get(g.real).push(g);
       continue;
     }
-    if (TS.test(lp.real)) {
-      if (!mapped.has(lp.real)) mapped.set(lp.real, []);
-      mapped.get(lp.real).push(lp);
-      continue;
-    }
-    for (const p of new Set([lp.real, lp.file])) {
+    for (const p of new Set([g.real, g.file])) {
       for (const k of [p, url.pathToFileURL(p).href]) {
         if (!byURL.has(k)) byURL.set(k, []);
-        if (!byURL.get(k).includes(lp)) byURL.get(k).push(lp);
+        if (!byURL.get(k).includes(g)) byURL.get(k).push(g);
       }
     }
   }
@@ -428,23 +439,26 @@ function start() {
     } catch (e) { /* ignored */ }
   });
   post(session, 'Debugger.enable', {});
-  const seen = new Set();
-  for (const lp of st.table) {
-    if (lp.failed || TS.test(lp.real)) continue;
-    const urls = [...new Set([lp.real, lp.file])].flatMap((p) => [escapeRe(p), escapeRe(url.pathToFileURL(p).href)]);
-    const key = lp.index;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const r = post(session, 'Debugger.setBreakpointByUrl', {
-      lineNumber: lp.line - 1, columnNumber: 0, urlRegex: '^(?:' + urls.join('|') + ')$', condition: condition(lp.index, lp.expr),
-    });
-    lp.breakpoints.push(r.breakpointId);
-    bpOwner.set(r.breakpointId, lp);
+  for (const g of groups.values()) {
+    if (g.lps.every((lp) => lp.failed) || TS.test(g.real)) continue;
+    const urls = [...new Set([g.real, g.file])].flatMap((p) => [escapeRe(p), escapeRe(url.pathToFileURL(p).href)]);
+    let r;
+    try {
+      r = post(session, 'Debugger.setBreakpointByUrl', {
+        lineNumber: g.line - 1, columnNumber: 0, urlRegex: '^(?:' + urls.join('|') + ')$', condition: groupCondition(g),
+      });
+    } catch (e) {
+      for (const lp of g.lps) fail(lp, 'V8 refused the breakpoint: ' + String(e && e.message));
+      continue;
+    }
+    g.breakpoints.push(r.breakpointId);
+    bpOwner.set(r.breakpointId, g);
     for (const loc of r.locations || []) resolved(session, { breakpointId: r.breakpointId, location: loc });
   }
 }
 
-const bpOwner = new Map(); // breakpoint id → logpoint
+const groups = new Map(); // file and line → the logpoints there, and their breakpoints
+const bpOwner = new Map(); // breakpoint id → group
 
 // parsed runs when V8 has compiled a script, before it runs: JavaScript
 // logpoints of that file are checked (their breakpoint by URL is being
@@ -454,23 +468,23 @@ function parsed(session, p, byURL, mapped) {
   if (st.context !== null && p.executionContextId !== st.context) {
     // Code run in a vm context of its own (Jest's test files, say) has a
     // global of its own, where the condition cannot reach record().
-    const lps = byURL.get(p.url) || mapped.get(realOf(urlPath(p.url)));
-    for (const lp of lps || []) {
+    const gs = byURL.get(p.url) || mapped.get(realOf(urlPath(p.url))) || [];
+    for (const lp of gs.flatMap((g) => g.lps)) {
       report(lp, 'failed', path.basename(lp.real) + ' was run in a vm context of its own (a test runner\'s sandbox, such as Jest\'s), where a logpoint cannot record; run that code outside the sandbox, or use a code probe');
     }
     return;
   }
-  const lps = byURL.get(p.url);
-  if (lps) {
+  const gs = byURL.get(p.url);
+  if (gs) {
     const src = post(session, 'Debugger.getScriptSource', { scriptId: p.scriptId }).scriptSource || '';
-    for (const lp of lps) {
-      if (lp.failed) continue;
-      const v = judge(session, p.scriptId, null, '', lp.line, src);
-      if (v.ok) {
-        report(lp, 'installed', '');
-      } else {
-        unset(session, lp);
-        fail(lp, v.reason);
+    for (const g of gs) {
+      const lps = g.lps.filter((lp) => !lp.failed);
+      if (lps.length === 0) continue;
+      const v = judge(session, p.scriptId, null, '', g.line, src);
+      if (!v.ok) unset(session, g);
+      for (const lp of lps) {
+        if (v.ok) report(lp, 'installed', '');
+        else fail(lp, v.reason);
       }
     }
   }
@@ -490,23 +504,30 @@ function parsed(session, p, byURL, mapped) {
   }
   if (todo.length === 0) return;
   map.segs = mappings(String(map.mappings || ''));
-  for (const [f, lps] of todo) {
+  for (const [f, gs] of todo) {
     let src = '';
     try {
       src = fs.readFileSync(f, 'utf8');
     } catch (e) { /* the reason then quotes no line */ }
-    for (const lp of lps) {
-      if (lp.failed) continue;
-      const v = judge(session, p.scriptId, map, f, lp.line, src);
+    for (const g of gs) {
+      const lps = g.lps.filter((lp) => !lp.failed);
+      if (lps.length === 0) continue;
+      const v = judge(session, p.scriptId, map, f, g.line, src);
       if (!v.ok) {
-        fail(lp, v.reason);
+        for (const lp of lps) fail(lp, v.reason);
         continue;
       }
-      const r = post(session, 'Debugger.setBreakpoint', {
-        location: { scriptId: p.scriptId, lineNumber: v.at.line, columnNumber: v.at.column }, condition: condition(lp.index, lp.expr),
-      });
-      lp.breakpoints.push(r.breakpointId);
-      report(lp, 'installed', '');
+      let r;
+      try {
+        r = post(session, 'Debugger.setBreakpoint', {
+          location: { scriptId: p.scriptId, lineNumber: v.at.line, columnNumber: v.at.column }, condition: groupCondition(g),
+        });
+      } catch (e) {
+        for (const lp of lps) report(lp, 'failed', 'V8 refused the breakpoint: ' + String(e && e.message));
+        continue;
+      }
+      g.breakpoints.push(r.breakpointId);
+      for (const lp of lps) report(lp, 'installed', '');
     }
   }
 }
@@ -514,25 +535,26 @@ function parsed(session, p, byURL, mapped) {
 // resolved checks where a breakpoint by URL landed: V8 moves one on a line
 // it cannot stop at to the next line that it can, where it must not record.
 function resolved(session, p) {
-  const lp = bpOwner.get(p.breakpointId);
-  if (!lp || lp.failed) return;
-  if (p.location.lineNumber === lp.line - 1) {
-    report(lp, 'installed', '');
+  const g = bpOwner.get(p.breakpointId);
+  const lps = g ? g.lps.filter((lp) => !lp.failed) : [];
+  if (lps.length === 0) return;
+  if (p.location.lineNumber === g.line - 1) {
+    for (const lp of lps) report(lp, 'installed', '');
     return;
   }
   const src = post(session, 'Debugger.getScriptSource', { scriptId: p.location.scriptId }).scriptSource || '';
-  const v = judge(session, p.location.scriptId, null, '', lp.line, src);
-  unset(session, lp);
-  fail(lp, v.ok ? 'V8 placed it on line ' + (p.location.lineNumber + 1) : v.reason);
+  const v = judge(session, p.location.scriptId, null, '', g.line, src);
+  unset(session, g);
+  for (const lp of lps) fail(lp, v.ok ? 'V8 placed it on line ' + (p.location.lineNumber + 1) : v.reason);
 }
 
-function unset(session, lp) {
-  for (const id of lp.breakpoints) {
+function unset(session, g) {
+  for (const id of g.breakpoints) {
     try {
       post(session, 'Debugger.removeBreakpoint', { breakpointId: id });
     } catch (e) { /* gone */ }
   }
-  lp.breakpoints = [];
+  g.breakpoints = [];
 }
 
 function fail(lp, reason) {
