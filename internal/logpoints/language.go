@@ -10,8 +10,7 @@ import (
 )
 
 // Language is one runtime logpoints work in. Each registers itself from an
-// init function in a file of its own (python.go; a Node.js hook adds
-// node.go with the extensions .js .mjs .cjs .ts .mts .cts):
+// init function in a file of its own (python.go, node.go):
 //
 //	func init() { Register(Language{ID: "javascript", Name: "JavaScript", Extensions: …, Check: …, Hook: …, Inject: …}) }
 type Language struct {

@@ -3,8 +3,9 @@
 // program loads from debug-mode's private state directory, so no file of
 // the project is ever edited.
 //
-// The contract every language hook follows (Python's is the model; a Node.js
-// hook plugs in the same way, see Register):
+// The contract every language hook follows (Python's, python.go, and
+// Node.js's, node.go, follow it; another plugs in the same way, see
+// Register):
 //
 //   - The spec. A session's logpoints are stored by the service in the
 //     session directory as logpoints.json (owner-only), the File type. A
@@ -19,13 +20,16 @@
 //     the same for every process), message, data, timestamp in epoch ms. A
 //     background writer appends queued lines to AGENT_DEBUG_MODE_APPEND_PATH
 //     in batches (one write per batch) and flushes at exit, so the hit
-//     itself makes no system call. An expression that throws records
+//     itself makes no system call (past a thread's first 100 records,
+//     which are written at once, so a process killed early keeps them). An expression that throws records
 //     {"agentDebugLogpointError":"<Type>: <message>"} as data. Nothing a
 //     logpoint does may change the program's output, behaviour or exit
 //     status.
 //   - The report. When a hook has placed (or failed to place) a logpoint in
 //     a process, it appends one control record on the same path:
 //     {"agentDebugLogpoint":{"id":"lp-1","state":"installed","process":"<pid>-<start ms>"}}
+//     (a Node.js worker thread adds "-t<thread id>": it is a hook instance
+//     of its own, with its own cap)
 //     or with "state":"failed" and a one-line "reason" that names the line to
 //     use instead where there is one. The service keeps these per cycle
 //     (evidence.ParseLogpointReport, store) and never counts them as events;
