@@ -68,6 +68,29 @@ func TestLogpointsNode(t *testing.T) {
 		t.Errorf("bad data: %d %s", r.Code, r.Stderr)
 	}
 
+	// tsc, from the shared tools: the add-time check of a .ts file where
+	// only typescript can be found, and TypeScript compiled with source maps.
+	tsc, _ := filepath.Abs("../tools/node_modules/.bin/tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		missingRuntime(t, "tsc is missing (scripts/setup.sh installs it in tools/node_modules)")
+	}
+	// Where only typescript is found (no esbuild), the check compiles with it.
+	tsOnly := filepath.Join(t.TempDir(), "tsonly")
+	os.MkdirAll(tsOnly, 0o755)
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(tsc))), filepath.Join(tsOnly, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	utilTS, _ := os.ReadFile(filepath.Join(proj, "ts", "util.ts"))
+	os.WriteFile(filepath.Join(tsOnly, "util.ts"), utilTS, 0o644)
+	if r := e.runIn(tsOnly, "logpoint", "add", "--session", id, "--at", "util.ts:2", "--hypothesis", "H1", "--message", "m"); r.Code == 0 ||
+		!strings.Contains(r.Stderr, "line 2 has no code V8 can stop at") {
+		t.Errorf("typescript check, a type's line: %d %s", r.Code, r.Stderr)
+	}
+	if r := e.runIn(tsOnly, "logpoint", "add", "--session", id, "--at", "util.ts:9", "--hypothesis", "tsonly", "--message", "m"); r.Code != 0 ||
+		strings.Contains(r.Stdout, "Not checked") {
+		t.Errorf("typescript check, a statement: %d %s%s", r.Code, r.Stdout, r.Stderr)
+	}
+
 	// changed.js:2 holds code when its logpoint is added, and is blank when
 	// the program runs: the hook reports why it could not place it.
 	changed := filepath.Join(proj, "changed.js")
@@ -98,10 +121,6 @@ func TestLogpointsNode(t *testing.T) {
 
 	// The same TypeScript compiled by tsc with source maps, outside the
 	// project, run by plain node.
-	tsc, _ := filepath.Abs("../tools/node_modules/.bin/tsc")
-	if _, err := os.Stat(tsc); err != nil {
-		missingRuntime(t, "tsc is missing (scripts/setup.sh installs it in tools/node_modules)")
-	}
 	dist := filepath.Join(t.TempDir(), "dist")
 	if out, err := exec.Command(tsc, "--sourceMap", "--outDir", dist, "--module", "commonjs", "--target", "es2020", filepath.Join(proj, "ts", "app.ts")).CombinedOutput(); err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)
@@ -164,7 +183,7 @@ func TestLogpointsNode(t *testing.T) {
 	// later.mjs, two of ts/app.ts (tsx, tsc), one of ts/esm.mts (two items
 	// through util.ts).
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tsloop2": 6, "function2": 800, "tstop": 2, "tsesm": 2, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
+		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tsloop2": 6, "function2": 800, "tstop": 2, "tsesm": 2, "tsonly": 0, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
