@@ -297,6 +297,16 @@ func TestLogpointsNode(t *testing.T) {
 		t.Errorf("function events past the cap: %d, want 150", n)
 	}
 
+	// Past the cap the hook counts 1,000 held-back hits, then takes the
+	// breakpoint out: a line hit 5,000 times runs at full speed after that.
+	if r := e.runIn(proj, "reproduce", "--session", id, "--max-per-location", "2", "--", "node", "child.js", "5000"); r.Code != 0 ||
+		!strings.Contains(r.Stdout, "1,000 events at "+locs["child"]+" (child): the helper's cap of 2 per location per process was reached") {
+		t.Errorf("held back past the cap: %s%s", r.Stdout, r.Stderr)
+	}
+	if n := countLabel(e.Events(id), "child"); n != 2 {
+		t.Errorf("child events with a cap of 2: %d", n)
+	}
+
 	// Removed, they are gone from the next run; the project has nothing to clean.
 	e.MustRun("logpoint", "remove", "--session", id, "--all")
 	r = e.runIn(proj, "reproduce", "--session", id, "--json", "--", "node", "main.js")

@@ -21,7 +21,10 @@
 // * reports each logpoint installed or failed once per thread, and writes
 //   a thread's first 100 records as they come; later events are queued and
 //   appended in batches (a timer made at start-up and re-armed, or a full
-//   queue), and what is queued is written when the thread exits.
+//   queue), and what is queued is written when the thread exits;
+// * past the cap, counts 1,000 held-back hits at most, then removes the
+//   breakpoint (a hit costs V8 tens of microseconds even when nothing is
+//   recorded).
 //
 // Nothing here may change what the program does: every error is swallowed,
 // the only traces are a non-enumerable symbol-keyed function on globalThis,
@@ -38,6 +41,7 @@ const MAX_DATA = 16000; // characters of serialized data kept per event
 const FLUSH_MS = 50; // the batch timer
 const MAX_BATCH = 1 << 20; // a queue this big is written at once, from the hit
 const MAX_QUEUED = 100000; // events waiting at most; more are held back
+const MAX_HELD = 1000; // past the cap, hits counted before the breakpoint is taken out
 const DIRECT = 100; // a thread's first records are written at once
 const KEY = Symbol.for('agent-debug-mode.logpoint');
 const TS = /\.[cm]?ts$/i;
@@ -387,6 +391,7 @@ function start() {
       held: 0,
       reported: false,
       failed: false,
+      retired: false,
       group: null,
     };
     lp.prefix = '{"hypothesisId":' + stringify(lp.hyp) + ',"location":' + stringify(lp.location) + ',"message":' + stringify(lp.msg) + ',"data":';
@@ -570,9 +575,11 @@ function record(i, thunk) {
   try {
     const lp = st.table[i];
     if (lp === undefined || lp.failed) return false;
+    if (lp.retired) return false;
     if (lp.sent >= st.cap || st.queue.length >= MAX_QUEUED) {
       lp.held++;
       if (lp.held === 1) heldBack(lp);
+      if (lp.held >= MAX_HELD && lp.sent >= st.cap) retire(lp);
       return false;
     }
     lp.sent++;
@@ -589,6 +596,15 @@ function record(i, thunk) {
     enqueue(lp.prefix + text + ',"timestamp":' + now() + '}\n');
   } catch (e) { /* never into the program */ }
   return false;
+}
+
+// retire takes a logpoint past its cap out of the program: each hit of a
+// breakpoint costs V8 tens of microseconds even when nothing is recorded,
+// so past MAX_HELD held-back hits the count stops (at least that many) and
+// the line runs at full speed again once no logpoint there is left.
+function retire(lp) {
+  lp.retired = true;
+  if (lp.group.lps.every((o) => o.retired || o.failed)) unset(st.session, lp.group);
 }
 
 function describe(e) {
