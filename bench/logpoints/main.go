@@ -231,7 +231,7 @@ func benchNode(c config, node string, n, hits int) int64 {
 		noData/float64(hits)*1e6, (noData-base)/float64(hits)*1e6)
 	capped := append(hooked, "AGENT_DEBUG_MODE_MAX_PER_LOCATION=1000")
 	held := bench(capped, "with_data", hits)
-	fmt.Printf("| one hit past the cap of 1,000 (held back, counted) | | %.1f µs per iteration | %.1f µs per hit | below a hit |\n",
+	fmt.Printf("| one hit past the cap of 1,000, once the hook has counted 1,000 held back (at a hit's cost) and removed the breakpoint | | %.1f µs per iteration | %.1f µs per hit | below a hit |\n",
 		held/float64(hits)*1e6, (held-base)/float64(hits)*1e6)
 
 	sa, err := startup([]string{node, "-e", "0"}, c.proj, plain, c.starts)
