@@ -8,8 +8,9 @@
 // (AGENT_DEBUG_MODE_LOGPOINTS) and, when some are for Node:
 //
 // * opens a same-thread node:inspector session and enables the debugger;
-// * for a JavaScript file, sets one Debugger.setBreakpointByUrl per
-//   logpoint, with a urlRegex matching the file's path and file:// URL, so
+// * for a JavaScript file, sets one Debugger.setBreakpointByUrl per line
+//   with logpoints (V8 takes one breakpoint per place: the logpoints of a
+//   line share it), with a urlRegex matching the file's path and file:// URL, so
 //   the file is covered whenever it loads, as a CommonJS script or an ES
 //   module; for a TypeScript file, sets the breakpoint on each compiled
 //   script whose source map names the file, at the generated position of
