@@ -103,7 +103,7 @@ func TestLogpointsNode(t *testing.T) {
 	locs := addMarkedNodeLogpoints(t, e, id, proj)
 	// A second logpoint on a line that has one: V8 takes one breakpoint per
 	// place, so the hook puts both in one condition.
-	for _, lp := range [][]string{{locs["function"], "function2", "({y: x + 1})"}, {locs["tsloop"], "tsloop2", ""}} {
+	for _, lp := range [][]string{{locs["function"], "function2", "({y: x + 1})"}, {locs["tsloop"], "tsloop2", ""}, {locs["method"], "unseen", "({n: nowhere})"}} {
 		args := []string{"logpoint", "add", "--session", id, "--at", lp[0], "--hypothesis", lp[1], "--message", lp[1]}
 		if lp[2] != "" {
 			args = append(args, "--data", lp[2])
@@ -183,7 +183,7 @@ func TestLogpointsNode(t *testing.T) {
 	// later.mjs, two of ts/app.ts (tsx, tsc), one of ts/esm.mts (two items
 	// through util.ts).
 	for label, want := range map[string]int64{"top": 4, "function": 800, "method": 4, "closure": 8, "loop": 12, "async": 8, "throws": 4,
-		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tsloop2": 6, "function2": 800, "tstop": 2, "tsesm": 2, "tsonly": 0, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
+		"boom": 1, "moduletop": 4, "esm": 4, "esmtop": 5, "child": 12, "worker": 16, "tsloop": 6, "tsloop2": 6, "function2": 800, "unseen": 4, "tstop": 2, "tsesm": 2, "tsonly": 0, "neverhit": 0, "unused": 0, "changed": 0, "sandboxed": 0} {
 		if hits[label] != want {
 			t.Errorf("%s: %d hits, want %d", label, hits[label], want)
 		}
@@ -243,6 +243,7 @@ func TestLogpointsNode(t *testing.T) {
 		"esm":       `{"s":"hi"}`,
 		"esmtop":    `null`,
 		"moduletop": `{"keys":0}`,
+		"unseen":    `{"agentDebugLogpointError":"ReferenceError: nowhere is not defined (not visible here: a typo, or an outer variable this function does not use, which V8 does not keep)"}`,
 	} {
 		if len(data[label]) != 1 || data[label][0] != want {
 			t.Errorf("%s: data %v, want [%s]", label, data[label], want)

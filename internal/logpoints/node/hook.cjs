@@ -590,7 +590,11 @@ function record(i, thunk) {
       try {
         v = thunk();
       } catch (e) {
-        v = { agentDebugLogpointError: describe(e) };
+        let why = describe(e);
+        // A closure keeps only the outer variables it uses: the others are
+        // gone by the time it runs, which the bare message does not say.
+        if (e instanceof ReferenceError && / is not defined$/.test(why)) why += ' (not visible here: a typo, or an outer variable this function does not use, which V8 does not keep)';
+        v = { agentDebugLogpointError: why };
       }
       text = serialize(v);
     }
