@@ -137,7 +137,7 @@ function condition(i, expr) {
 // logpoint at one line (V8 takes one breakpoint per place): each records
 // in turn, and the last answers false.
 function groupCondition(g) {
-  return g.lps.filter((lp) => !lp.failed).map((lp) => condition(lp.index, lp.expr)).join(',\n');
+  return g.lps.filter((lp) => !lp.failed && !lp.retired).map((lp) => condition(lp.index, lp.expr)).join(',\n');
 }
 
 // --- source maps -------------------------------------------------------------
@@ -484,7 +484,7 @@ function parsed(session, p, byURL, mapped) {
   if (gs) {
     const src = post(session, 'Debugger.getScriptSource', { scriptId: p.scriptId }).scriptSource || '';
     for (const g of gs) {
-      const lps = g.lps.filter((lp) => !lp.failed);
+      const lps = g.lps.filter((lp) => !lp.failed && !lp.retired);
       if (lps.length === 0) continue;
       const v = judge(session, p.scriptId, null, '', g.line, src);
       if (!v.ok) unset(session, g);
@@ -516,7 +516,7 @@ function parsed(session, p, byURL, mapped) {
       src = fs.readFileSync(f, 'utf8');
     } catch (e) { /* the reason then quotes no line */ }
     for (const g of gs) {
-      const lps = g.lps.filter((lp) => !lp.failed);
+      const lps = g.lps.filter((lp) => !lp.failed && !lp.retired);
       if (lps.length === 0) continue;
       const v = judge(session, p.scriptId, map, f, g.line, src);
       if (!v.ok) {
@@ -542,7 +542,7 @@ function parsed(session, p, byURL, mapped) {
 // it cannot stop at to the next line that it can, where it must not record.
 function resolved(session, p) {
   const g = bpOwner.get(p.breakpointId);
-  const lps = g ? g.lps.filter((lp) => !lp.failed) : [];
+  const lps = g ? g.lps.filter((lp) => !lp.failed && !lp.retired) : [];
   if (lps.length === 0) return;
   if (p.location.lineNumber === g.line - 1) {
     for (const lp of lps) report(lp, 'installed', '');
