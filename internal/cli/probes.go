@@ -43,7 +43,7 @@ func newProbesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probes [PATH...]",
 		Short: "List every agent log region in the code; check, join with evidence, or remove them",
-		Long: `List every "agent log" region in the source files under PATH (default: the
+		Long: `List every "agent log" region in the files under PATH (default: the
 current folder): file, first and last line, and its first line of code. Every
 template language's comment form counts (// #region agent log, //region agent
 log, # region agent log, # #region agent log, #region agent log, #pragma region
@@ -52,10 +52,14 @@ each closed by its #endregion or endregion). Broken markers (a start with no
 end, an end with no start, a region inside another, a comment that mentions
 "region agent log" but is no marker) are reported with their line.
 
-Skipped: .git, dependency and build folders (node_modules, vendor, target,
-build, dist, bin, obj, .venv, __pycache__, …), links, binary files, files over
-2 MiB, and whatever the repository's .gitignore files ignore. A file named on
-the command line is always scanned.
+Read in a git work tree: every file git tracks and every untracked file git
+does not ignore, whatever its folder (build/, vendor/, node_modules/ …) or
+extension (.html, .sh, Makefile, .yaml …). Outside git: every file, except in
+.git, dependency and build folders (node_modules, vendor, target, build,
+dist, bin, obj, .venv, __pycache__, …) and what .gitignore files ignore.
+Skipped either way: links, binary files (a NUL byte in the first 8,000),
+files over 2 MiB, and prose documents (.md, .rst, .adoc), whose regions are
+examples. A file or folder named on the command line is always read.
 
 --check exits with code 5 while any region or broken marker remains (for CI
 and git pre-commit hooks); --staged looks at what is staged in git instead of

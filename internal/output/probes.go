@@ -36,7 +36,7 @@ type ProbesLeft struct {
 	Passed           bool `json:"passed"` // nothing remains
 	RemainingRegions int  `json:"remainingRegions"`
 	RemainingBroken  int  `json:"remainingBroken"`
-	FilesScanned     int  `json:"filesScanned"` // source files the verdict looked at
+	FilesScanned     int  `json:"filesScanned"` // files the verdict looked at
 }
 
 // remainVerb agrees with a count.
@@ -66,7 +66,7 @@ func Probes(w io.Writer, v ProbesView) {
 	if r.Staged {
 		where = "staged (git index) under " + Escape(strings.Join(r.Paths, " "))
 	}
-	scanned := fmt.Sprintf("%s scanned %s", plural(int64(r.FilesScanned), "source file", "source files"), where)
+	scanned := fmt.Sprintf("%s scanned %s", plural(int64(r.FilesScanned), "file", "files"), where)
 	switch {
 	case v.Removal != nil:
 		probesRemoval(w, v, scanned)
@@ -155,7 +155,7 @@ func probesSkipped(w io.Writer, r *probes.Report) {
 		parts = append(parts, u+")")
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "Not scanned: %s source files.\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "Not scanned: %s files.\n", strings.Join(parts, ", "))
 	}
 }
 

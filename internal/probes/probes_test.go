@@ -230,14 +230,15 @@ func files(r *Report) string {
 	return strings.Join(out, " ")
 }
 
-// TestWalkSkips covers what the walk leaves out: dependency and build
-// folders, version control, links, non-source, binary and huge files, and
-// whatever root and nested .gitignore files say.
+// TestWalkSkips covers what the walk outside git leaves out: dependency and
+// build folders, version control, links, prose, binary and huge files, and
+// whatever root and nested .gitignore files say. Any other text file is
+// read, whatever its extension.
 func TestWalkSkips(t *testing.T) {
 	dir := t.TempDir()
 	tree := map[string]string{
 		"src/app.js":                  region,
-		"src/README.md":               region, // not source
+		"src/README.md":               region, // prose
 		"src/data.bin.js":             "\x00\x01" + region,
 		"src/huge.js":                 region + strings.Repeat("x", maxFileBytes),
 		"src/deep/a/b/c.ts":           region,
@@ -304,8 +305,8 @@ func TestWalkSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Upper/CASE.JS cache/keep.js docs/a/final.ts keep.gen.go logs.js nested/inner/a.py nested/main.py other/a.py " +
-		"src/app.js src/deep/a/b/c.ts sub/deeper/ok.js sub/rootonly.js weird dir/with space.py"
+	want := "Upper/CASE.JS cache/keep.js docs/a/final.ts keep.gen.go logs.js nested/inner/a.py nested/main.py notes.txt other/a.py " +
+		"src/app.js src/deep/a/b/c.ts src/deep/a/b/unrelated.json sub/deeper/ok.js sub/rootonly.js weird dir/with space.py"
 	if got := files(r); got != want {
 		t.Errorf("regions in\n  %s\nwant\n  %s", got, want)
 	}
@@ -319,7 +320,7 @@ func TestWalkSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := files(r); got != "node_modules/lib/index.js notes.txt srclink/app.js srclink/deep/a/b/c.ts" {
+	if got := files(r); got != "node_modules/lib/index.js notes.txt srclink/app.js srclink/deep/a/b/c.ts srclink/deep/a/b/unrelated.json" {
 		t.Errorf("named paths: %s", got)
 	}
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 )
 
 // maxFileBytes is the largest file read; bigger ones are generated or data.
@@ -206,6 +208,7 @@ const (
 	binary
 	large
 	unreadable
+	absent // a listed link, or a file deleted since git listed it: nothing to count
 )
 
 // job is one file to read: from disk, or given content (a staged blob).
@@ -213,6 +216,7 @@ type job struct {
 	abs, rel string
 	content  []byte
 	given    bool
+	listed   bool // found in a folder, not named: a link or a vanished file is no file to read
 }
 
 type fileResult struct {
@@ -231,6 +235,9 @@ func (j job) run(buf *[]byte) fileResult {
 		if err != nil || r.outcome != scanned {
 			if err != nil {
 				r.outcome = unreadable
+				if j.listed && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP)) {
+					r.outcome = absent
+				}
 			}
 			return r
 		}
@@ -246,8 +253,9 @@ func (j job) run(buf *[]byte) fileResult {
 	return r
 }
 
-// readSource reads a regular file of at most maxFileBytes without following
-// a symbolic link, into buf (reused between files).
+// readSource reads a regular text file of at most maxFileBytes without
+// following a symbolic link, into buf (reused between files). A binary file
+// is known by its first bytes and not read further.
 func readSource(abs string, buf *[]byte) ([]byte, outcome, error) {
 	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -269,7 +277,16 @@ func readSource(abs string, buf *[]byte) ([]byte, outcome, error) {
 		*buf = make([]byte, n+1, max(n+1, 64<<10))
 	}
 	b := (*buf)[:n+1]
-	m, err := io.ReadFull(f, b)
+	head := min(n+1, sniffBytes)
+	m, err := io.ReadFull(f, b[:head])
+	if err == nil && isBinary(b[:m]) {
+		return nil, binary, nil
+	}
+	if err == nil && head < n+1 {
+		var k int
+		k, err = io.ReadFull(f, b[head:])
+		m += k
+	}
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
 		err = nil
 	}
@@ -282,9 +299,12 @@ func readSource(abs string, buf *[]byte) ([]byte, outcome, error) {
 	return b[:m], scanned, nil
 }
 
+// sniffBytes is how much of a file git looks at to call it binary.
+const sniffBytes = 8000
+
 // isBinary uses git's rule: a NUL byte in the first 8,000 bytes.
 func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+	return bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0
 }
 
 type scanner struct {
@@ -325,28 +345,55 @@ func (s *scanner) feedTree(paths []string) error {
 			s.jobs <- job{abs: r.abs, rel: s.rel(r.abs)} // named explicitly: scanned whatever its name
 			continue
 		}
-		ign := ancestorIgnores(r.abs, s.dir)
-		walk(r.abs, ign, func(p string) bool { s.jobs <- job{abs: p, rel: s.rel(p)}; return true })
+		skip := stateUnder(r.abs)
+		listTree(r.abs, s.dir, func(p string) bool {
+			if skip == "" || !strings.HasPrefix(p, skip) {
+				s.jobs <- job{abs: p, rel: s.rel(p), listed: true}
+			}
+			return true
+		})
 	}
 	return nil
 }
 
-// WalkSourceFiles calls visit with the absolute path of every source file
-// under root that the ledger scans (the same folders skipped, links never
-// followed, .gitignore honoured), until visit returns false. It returns
-// false when visit stopped it.
+// stateUnder is the prefix (ending in a separator) of the paths under root
+// that are in debug-mode's own state directory, when it is inside root, or
+// "": its evidence and helpers are not the project's code.
+func stateUnder(root string) string {
+	state, err := statedir.Path()
+	if err != nil {
+		return ""
+	}
+	realState, err1 := filepath.EvalSymlinks(state)
+	realRoot, err2 := filepath.EvalSymlinks(root)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(realRoot, realState)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.Join(root, rel) + string(filepath.Separator)
+}
+
+// WalkSourceFiles calls visit with the absolute path of every file under
+// root that the ledger reads (what git tracks or does not ignore; outside
+// git, the tree without the default skipped folders and what .gitignore
+// says; links never followed; never the state directory), until visit returns false. It returns false
+// when visit stopped it.
 func WalkSourceFiles(root string, visit func(abs string) bool) bool {
 	root = filepath.Clean(root)
-	return walk(root, ancestorIgnores(root, root), visit)
+	skip := stateUnder(root)
+	return listTree(root, root, func(p string) bool { return skip != "" && strings.HasPrefix(p, skip) || visit(p) })
 }
 
 // RepoRoot is the top of the git work tree holding dir (the nearest folder
 // at or above it with a .git entry), or "" outside one.
 func RepoRoot(dir string) string { return repoRoot(filepath.Clean(dir)) }
 
-// walk visits the source files under dir, skipping links, dependency and
-// build folders, and whatever the .gitignore files say; false means visit
-// asked to stop.
+// walk visits the files under dir (outside git), skipping links, prose
+// documents, the default dependency and build folders, and whatever the
+// .gitignore files say; false means visit asked to stop.
 func walk(dir string, ign ignoreStack, visit func(abs string) bool) bool {
 	f, err := os.Open(dir)
 	if err != nil {
@@ -380,7 +427,7 @@ func walk(dir string, ign ignoreStack, visit func(abs string) bool) bool {
 			}
 			subdirs = append(subdirs, p)
 		case t.IsRegular():
-			if !IsSourceFile(name) {
+			if isDocFile(name) {
 				continue
 			}
 			p := dir + string(filepath.Separator) + name
@@ -401,7 +448,8 @@ func walk(dir string, ign ignoreStack, visit func(abs string) bool) bool {
 }
 
 // skipDirs are folders of dependencies, build output, tool caches and
-// version control, never scanned.
+// version control, not walked outside git (in a git work tree, only what
+// git ignores is left out).
 var skipDirs = map[string]bool{
 	".git": true, ".hg": true, ".svn": true, ".jj": true,
 	"node_modules": true, "bower_components": true, "jspm_packages": true, "vendor": true, "Pods": true, "Carthage": true,
@@ -412,34 +460,4 @@ var skipDirs = map[string]bool{
 	".gradle": true, ".idea": true, ".vscode": true, ".vs": true,
 	".next": true, ".nuxt": true, ".svelte-kit": true, ".turbo": true, ".parcel-cache": true, ".cache": true,
 	"coverage": true, ".agent-debug-mode": true, ".terraform": true, ".bundle": true, ".cargo": true, "cmake-build-debug": true, "cmake-build-release": true,
-}
-
-// sourceExts are the file name extensions of the template languages.
-var sourceExts = map[string]bool{
-	// JavaScript and TypeScript
-	".js": true, ".mjs": true, ".cjs": true, ".jsx": true, ".ts": true, ".tsx": true, ".mts": true, ".cts": true,
-	".vue": true, ".svelte": true, ".astro": true,
-	// Python, Go, Ruby, PHP, PowerShell
-	".py": true, ".pyw": true, ".pyi": true, ".go": true, ".rb": true, ".rake": true, ".php": true, ".phtml": true,
-	".ps1": true, ".psm1": true, ".psd1": true,
-	// C#, Swift, Rust
-	".cs": true, ".csx": true, ".swift": true, ".rs": true,
-	// C and C++
-	".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".c++": true, ".hh": true, ".hpp": true,
-	".hxx": true, ".h++": true, ".ipp": true, ".inl": true, ".tpp": true,
-	// Java and Kotlin
-	".java": true, ".kt": true, ".kts": true,
-}
-
-// IsSourceFile says whether a file name has an extension of one of the
-// template languages.
-func IsSourceFile(name string) bool {
-	ext := filepath.Ext(name)
-	if ext == "" {
-		return false
-	}
-	if sourceExts[ext] {
-		return true
-	}
-	return sourceExts[strings.ToLower(ext)]
 }

@@ -18,7 +18,8 @@ type GitError struct{ Msg string }
 func (e *GitError) Error() string { return e.Msg }
 
 // feedStaged queues the staged content (the index, not the working tree) of
-// every added, copied, modified or renamed source file under paths.
+// every added, copied, modified or renamed file under paths, whatever its
+// folder or extension (prose documents only when named).
 func (s *scanner) feedStaged(paths []string) error {
 	if _, err := exec.LookPath("git"); err != nil {
 		return &GitError{"--staged needs git on PATH"}
@@ -65,7 +66,7 @@ func (s *scanner) feedStaged(paths []string) error {
 			continue // a symbolic link or a submodule
 		}
 		abs := filepath.Join(top, filepath.FromSlash(name))
-		if !named[abs] && (!IsSourceFile(name) || inSkippedDir(name)) {
+		if !named[abs] && isDocFile(name) {
 			continue
 		}
 		entries = append(entries, entry{abs, oid})
@@ -133,18 +134,6 @@ func (s *scanner) feedStaged(paths []string) error {
 
 func errString(errs ...error) string {
 	return strings.TrimSpace(errors.Join(errs...).Error())
-}
-
-// inSkippedDir says whether a slash-separated path is under a folder the
-// tree walk skips.
-func inSkippedDir(name string) bool {
-	parts := strings.Split(name, "/")
-	for _, p := range parts[:len(parts)-1] {
-		if skipDirs[p] || strings.HasSuffix(p, ".egg-info") {
-			return true
-		}
-	}
-	return false
 }
 
 // runGit runs git in dir and returns its stdout; the error carries stderr.
