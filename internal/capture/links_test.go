@@ -204,3 +204,39 @@ func TestSplitLocationExported(t *testing.T) {
 		t.Fatal(p, l, ok)
 	}
 }
+
+// TestControlCharactersInNames: a file name or a location holding a new
+// line, a carriage return, a tab or a terminal escape is ordinary text to a
+// capture: the region and source records of such a file are frozen, read
+// back byte for byte, and their links are complete.
+func TestControlCharactersInNames(t *testing.T) {
+	e := newEnv(t)
+	names := []string{"a\nb.py", "c\rd.py", "t\tab.py", "e\x1b[31mf.py", "u\u2028v.py"}
+	var lines []string
+	for i, name := range names {
+		e.write(map[string]string{name: "x = 1\n# region agent log\nagent_log()\n# endregion\n"})
+		lines = append(lines, jsonOf(t, map[string]any{"hypothesisId": "H1", "location": name + ":3", "message": "m", "data": i, "timestamp": 1796083198001 + i}))
+	}
+	lines = append(lines, jsonOf(t, map[string]any{"hypothesisId": "H2", "location": "x.py:1\nFORGED", "message": "forged", "data": 0, "timestamp": 1796083198100}))
+	e.ingest(lines...)
+	created, err := e.cs.Create(e.sess, e.request("names"))
+	if err != nil {
+		t.Fatalf("capture of files with control characters in their names: %v", err)
+	}
+	c := e.open(created.ID)
+	if got := len(c.regions); got != len(names) {
+		t.Errorf("%d regions frozen, want %d", got, len(names))
+	}
+	for i, name := range names {
+		seq := int64(i + 1)
+		for _, rel := range []string{RelSource, RelRegion} {
+			l := linkOf(t, c, seq, rel)
+			if l.State != Complete || len(l.Targets) != 1 || l.Targets[0].File != name {
+				t.Errorf("SEQ %d (%q) %s link: %+v, want complete to the file", seq, name, rel, l)
+			}
+		}
+	}
+	if l := linkOf(t, c, int64(len(names)+1), RelSource); l.State == Complete {
+		t.Errorf("a location with a new line in its line number is no path:line: %+v", l)
+	}
+}

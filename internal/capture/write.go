@@ -333,8 +333,11 @@ func checkRequest(r Request) (Request, error) {
 }
 
 // relPath accepts a clean, relative, slash-separated path inside the root.
+// A file name may hold any character but NUL (a new line or a terminal
+// escape included): the capture stores it as a JSON string, and every
+// printer escapes it.
 func relPath(p string) bool {
-	return p != "" && len(p) <= 4096 && utf8.ValidString(p) && !strings.ContainsAny(p, "\x00\n") &&
+	return p != "" && len(p) <= 4096 && utf8.ValidString(p) && !strings.Contains(p, "\x00") &&
 		!path.IsAbs(p) && path.Clean(p) == p && p != ".." && !strings.HasPrefix(p, "../")
 }
 

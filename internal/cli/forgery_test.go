@@ -107,10 +107,11 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 	src := t.TempDir()
 	evilFile := "evil\nFORGED\x1b[31m.py"
 	writeFile(t, filepath.Join(src, "app.py"), "import os\n# region agent log "+hostileInLine+"\nagent_log('H1', 'app.py:3', 'm', lambda: {'x': 1})  # "+hostileInLine+"\n# endregion\n")
-	// A file name with a newline stays out of the capture's source root: a
-	// capture refuses such a region (reported; not this test's subject).
+	// A file name with a new line and an escape is in the capture's source
+	// root: its region and source lines are frozen and followed like any.
 	odd := t.TempDir()
 	writeFile(t, filepath.Join(odd, evilFile), "x = 1\n# region agent log\nagent_log('H1', 'evil:3', 'm', lambda: 2)  # "+hostileInLine+"\n# endregion\n# region agent log unclosed "+hostileInLine+"\n")
+	writeFile(t, filepath.Join(src, evilFile), "x = 1\n# region agent log\nagent_log('H2', 'evil:3', 'm', lambda: 2)  # "+hostileInLine+"\n# endregion\n")
 	userFile := filepath.Join(t.TempDir(), "user\tFORGED\x1b[2J.log")
 	writeFile(t, userFile, "what the user saw\n")
 
@@ -167,6 +168,8 @@ func TestNoCommandPrintsEvidenceRaw(t *testing.T) {
 	run(0, true, "follow", "--session", id, "--capture", c1, "--seq", "1", "--rel", "region")
 	run(0, true, "follow", "--session", id, "--capture", c1, "--seq", "1", "--rel", "next_at_location")
 	run(ExitRefused, true, "follow", "--session", id, "--capture", c1, "--seq", "3", "--rel", "previous_at_location")
+	run(0, true, "follow", "--session", id, "--capture", c1, "--seq", "2", "--rel", "source")
+	run(0, true, "follow", "--session", id, "--capture", c1, "--seq", "2", "--rel", "region")
 
 	run(0, false, "reset", "--session", id)
 	appendEvidence(t, created.Result.AppendPath, []map[string]any{
