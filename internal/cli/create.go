@@ -130,8 +130,14 @@ func (o *createOptions) run() error {
 	if err := c.Call(http.MethodPost, "/v1/sessions", in, &info); err != nil {
 		return err
 	}
-	writeHelpers() // ready before the first probe is pasted; template writes them again and reports a failure
-	res := createResult{info.SessionID, info.CreatedAt, info.IngestURL, info.AppendPath, info.OTLPEndpoint, info.MaxPerLocation, info.ProjectRoot, nil}
+	res := createResult{info.SessionID, info.CreatedAt, info.IngestURL, info.AppendPath, info.OTLPEndpoint, info.MaxPerLocation, info.ProjectRoot, nil, nil}
+	// Ready before the first probe is pasted; a failure is reported, not
+	// fatal: the session exists, and template says it again.
+	if _, notes, err := writeHelpers(); err != nil {
+		res.Warnings = append(notes, err.Error())
+	} else {
+		res.Warnings = notes
+	}
 	if t != nil {
 		t.Fill(info.IngestURL, info.AppendPath)
 		limit := int64(sessionenv.DefaultMaxPerLocation)
@@ -159,6 +165,7 @@ func (o *createOptions) run() error {
 			io.WriteString(w, "\n")
 			output.Template(w, t, evidence.ProbeSchema, evidence.StoredSchema, true)
 		}
+		output.Warnings(w, res.Warnings)
 	})
 }
 
@@ -173,6 +180,7 @@ type createResult struct {
 	MaxPerLocation int64           `json:"maxPerLocation"`
 	ProjectRoot    string          `json:"projectRoot"`
 	Template       *templateResult `json:"template,omitempty"`
+	Warnings       []string        `json:"warnings,omitempty"` // the probe helpers kept outside the project: repaired, or not writable
 }
 
 // projectRoot is --root made absolute, or the git top-level of the working

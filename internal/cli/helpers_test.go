@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
@@ -15,9 +16,9 @@ import (
 func TestWriteHelpers(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	t.Setenv(statedir.Env, state)
-	got, err := writeHelpers()
-	if err != nil || got != state {
-		t.Fatalf("writeHelpers() = %q, %v", got, err)
+	got, notes, err := writeHelpers()
+	if err != nil || got != state || len(notes) != 0 {
+		t.Fatalf("writeHelpers() = %q, %q, %v", got, notes, err)
 	}
 	hs := templates.OutsideHelpers()
 	if len(hs) != 4 { // Python, Node (JavaScript and TypeScript share one), Ruby, PHP
@@ -37,8 +38,12 @@ func TestWriteHelpers(t *testing.T) {
 	os.Remove(first)
 	second := filepath.Join(state, filepath.FromSlash(hs[1].Rel))
 	os.WriteFile(second, []byte("tampered"), 0o600)
-	if _, err := writeHelpers(); err != nil {
+	_, notes, err = writeHelpers()
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "had been changed since debug-mode wrote it") { // a missing one is no news
+		t.Errorf("notes %q, want one about the changed helper", notes)
 	}
 	for i, p := range []string{first, second} {
 		if b, err := os.ReadFile(p); err != nil || !bytes.Equal(b, hs[i].Source) {

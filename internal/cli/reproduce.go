@@ -172,6 +172,13 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 		env = logpoints.Inject(os.Environ(), vals, envr.Hooks).Entries()
 	}
 
+	// The helpers kept outside the project are what the command imports:
+	// check them (and write them again where changed) before it runs.
+	_, helperNotes, helperErr := writeHelpers()
+	if helperErr != nil {
+		helperNotes = append(helperNotes, helperErr.Error())
+	}
+
 	stop := func() {}
 	if o.env.capture == nil { // a command line of its own, not a call inside the MCP server (whose caller cancels ctx)
 		// Ctrl-C or a kill ends the command's tree and still reports.
@@ -201,6 +208,7 @@ func (o *reproduceOptions) run(ctx context.Context) error {
 		return err
 	}
 	v := o.view(c, id, dir, started, res, ended, diffFrom)
+	v.Warnings = append(helperNotes, v.Warnings...)
 	if err := o.printer().Result("reproduce", v, func(w io.Writer) { output.Reproduce(w, v) }); err != nil {
 		return err
 	}

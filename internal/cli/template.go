@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentic-debug-mode/debug-mode/internal/output"
 	"github.com/agentic-debug-mode/debug-mode/internal/service"
 	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
+	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 	"github.com/agentic-debug-mode/debug-mode/internal/templates"
 )
 
@@ -93,6 +95,9 @@ type templateResult struct {
 	EventSchema  []evidence.SchemaField `json:"eventSchema"`
 	StoredFields []evidence.SchemaField `json:"storedFields"`
 	SessionID    string                 `json:"sessionId,omitempty"`
+	// HelperWarnings are the repairs of the helper kept outside the project
+	// (a changed file written again, a link replaced, permissions tightened).
+	HelperWarnings []string `json:"helperWarnings,omitempty"`
 }
 
 func (o *templateOptions) run() error {
@@ -121,6 +126,11 @@ func (o *templateOptions) run() error {
 		return usagef("%s + %s has no import: paste the helper itself (--section helper)", t.DisplayName, t.Ingest)
 	}
 	res := templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema}
+	if t.Placement.Helper == templates.OutsideProject {
+		if _, res.HelperWarnings, err = writeHelpers(); err != nil {
+			return err
+		}
+	}
 	limit := int64(sessionenv.DefaultMaxPerLocation) // the cap a helper binds: the session's, when named
 	if o.session != "" {
 		id, err := sessionID(o.session)
@@ -148,6 +158,11 @@ func (o *templateOptions) run() error {
 		}
 	}
 	return o.printer().Result("template", res, func(w io.Writer) {
+		if o.section != "all" { // the source alone goes to stdout, ready for a file
+			for _, s := range res.HelperWarnings {
+				fmt.Fprintln(o.env.err, "debug-mode: WARNING: "+output.Escape(s))
+			}
+		}
 		switch o.section {
 		case "helper":
 			if t.HelperWritten != "" {
@@ -163,6 +178,7 @@ func (o *templateOptions) run() error {
 			io.WriteString(w, t.Call)
 		default:
 			output.Template(w, t, evidence.ProbeSchema, evidence.StoredSchema, o.session != "")
+			output.Warnings(w, res.HelperWarnings)
 		}
 	})
 }
@@ -222,7 +238,8 @@ func forTarget(t *templates.Template, target string) (string, error) {
 }
 
 // lookupTemplate is the template for a language and transport, its helper
-// path filled in where debug-mode keeps the helper outside the project.
+// path filled in where debug-mode keeps the helper outside the project
+// (writeHelpers puts the file there).
 func lookupTemplate(language, ingest string) (*templates.Template, error) {
 	if ingest != "http" && ingest != "file" {
 		return nil, usagef("--ingest must be http or file, got %q", ingest)
@@ -232,7 +249,7 @@ func lookupTemplate(language, ingest string) (*templates.Template, error) {
 		return nil, usagef("%s", err.Error())
 	}
 	if t.Placement.Helper == templates.OutsideProject {
-		state, err := writeHelpers()
+		state, err := statedir.Path()
 		if err != nil {
 			return nil, err
 		}

@@ -266,3 +266,10 @@ func Stop(w io.Writer, wasRunning bool) {
 	}
 	fmt.Fprintln(w, "NOT RUNNING\nNothing to stop; sessions are kept.")
 }
+
+// Warnings prints each warning on a line of its own after a blank line.
+func Warnings(w io.Writer, ws []string) {
+	for _, s := range ws {
+		fmt.Fprintln(w, "\nWARNING: "+Escape(s))
+	}
+}
