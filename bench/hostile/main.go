@@ -10,6 +10,10 @@
 //     small body, half the largest) and then one byte of body per second,
 //     how long good POSTs (one record, and a 200 KB batch) made meanwhile
 //     wait, and how long the service lets the slow connections stay;
+//   - OTLP decompression: gzip and deflate bombs (small bodies that inflate
+//     far past the 8 MiB limit), -otlp-parallel at a time, and valid gzip
+//     logs requests inflating to just under the limit, 4 at a time, with
+//     the service's peak memory and every answer;
 //   - query limits: on a session of -query-events events, how long
 //     `query --slurp length` takes to be refused, and how far a program
 //     building a large array gets, with the service's peak memory for each.
@@ -45,6 +49,9 @@ const (
 	// targetWait is how long a good POST may wait while slow connections
 	// are open; on loopback it is answered in milliseconds otherwise.
 	targetWait = time.Second
+	// MaxOTLPBody is the size of the large valid OTLP request: just under
+	// the service's 8 MiB limit, after decompression.
+	MaxOTLPBody = 8<<20 - 64<<10
 )
 
 func main() {
@@ -56,6 +63,10 @@ func main() {
 	sample := flag.Duration("sample", 5*time.Millisecond, "VmRSS sampling interval")
 	queryEvents := flag.Int("query-events", 400_000, "events in the session the query cases run on (0: skip them)")
 	table := flag.Bool("table", false, "print Markdown table rows (measure | result | target | verdict)")
+	bodies := flag.Bool("bodies", true, "run the NDJSON body memory cases")
+	otlpCases := flag.Bool("otlp", true, "run the OTLP decompression cases")
+	otlpParallel := flag.Int("otlp-parallel", 16, "OTLP bombs posted at once")
+	bombBytes := flag.Int("bomb", 60<<20, "bytes a bomb inflates to (60 MiB of zeros compress under the 64 KiB small-body size)")
 	flag.Parse()
 	if *bodyBytes <= 0 || *parallel <= 0 || *posts <= 0 {
 		fail(errors.New("-body, -parallel and -posts must be positive"))
@@ -76,12 +87,16 @@ func main() {
 	defer env.Close()
 
 	ok := true
-	for _, c := range []bodyCase{
-		{name: "bad lines only", unit: badUnit},
-		{name: "good and bad lines mixed", unit: mixedUnit},
-		{name: "good lines only", unit: goodUnit},
-		{name: "bad lines only, sent chunked (no length)", unit: badUnit, chunked: true},
-	} {
+	var bodyCases []bodyCase
+	if *bodies {
+		bodyCases = []bodyCase{
+			{name: "bad lines only", unit: badUnit},
+			{name: "good and bad lines mixed", unit: mixedUnit},
+			{name: "good lines only", unit: goodUnit},
+			{name: "bad lines only, sent chunked (no length)", unit: badUnit, chunked: true},
+		}
+	}
+	for _, c := range bodyCases {
 		r, err := runBodies(env, c, *bodyBytes, *parallel, *sample)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", c.name, err)
@@ -90,6 +105,29 @@ func main() {
 		}
 		r.print(os.Stdout, *table)
 		ok = ok && r.met()
+	}
+	if *otlpCases {
+		type run struct {
+			c                otlpCase
+			parallel, rounds int
+		}
+		var runs []run
+		for _, c := range bombCases(*bombBytes) {
+			runs = append(runs, run{c, *otlpParallel, 3})
+		}
+		for _, c := range largeCases(MaxOTLPBody) {
+			runs = append(runs, run{c, *parallel, 2})
+		}
+		for _, x := range runs {
+			r, err := runOTLP(env, x.c, x.parallel, x.rounds, *sample)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "OTLP %s: %v\n", x.c.name, err)
+				ok = false
+				continue
+			}
+			r.print(os.Stdout, *table)
+			ok = ok && r.met()
+		}
 	}
 	for _, n := range slowCounts {
 		r, err := runSlow(env, n, *posts)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -130,10 +132,37 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 	}
 	s.bodies <- struct{}{}
 	defer func() { <-s.bodies }()
-	body, err := decompress(raw, ce)
+	// What a body inflates to is held in the inflate budget until the
+	// request is answered, as what arrives is held in the body budget, so
+	// small compressed bodies cannot together inflate (and decode) past it.
+	var inflated int64
+	releaseInflated := func() {
+		if inflated > 0 {
+			s.inflateBudget.Release(inflated)
+			inflated = 0
+		}
+	}
+	defer releaseInflated()
+	reserve := func(n int64) error {
+		releaseInflated()
+		if n <= SmallBodyBytes {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), BodyBudgetWait)
+		defer cancel()
+		if s.inflateBudget.Acquire(ctx, n) != nil {
+			return errInflateBusy
+		}
+		inflated = n
+		return nil
+	}
+	body, err := inflate(raw, ce, reserve)
 	switch {
 	case errors.Is(err, errDecompressedTooLarge):
-		return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted, tooLarge)
+		return refuse(http.StatusRequestEntityTooLarge, otlp.CodeResourceExhausted,
+			fmt.Sprintf("the %s body inflates to more than %d bytes (8 MiB), the limit after decompression; send smaller batches (in a Collector, the batch processor's send_batch_max_size: 1024)", ce, MaxBodyBytes))
+	case errors.Is(err, errInflateBusy):
+		return fail(http.StatusServiceUnavailable, otlp.CodeUnavailable, err.Error())
 	case err != nil:
 		return refuse(http.StatusBadRequest, otlp.CodeInvalidArgument, "the body is not valid "+ce+" although Content-Encoding says so")
 	}
@@ -161,6 +190,7 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 	case err != nil:
 		return refuse(http.StatusBadRequest, otlp.CodeInvalidArgument, err.Error())
 	}
+	body = nil // decoded: the records no longer point into it; the budget stays held while they are stored, as a plain body's does
 	return s.storeOTLP(sess, enc, sig, items, total)
 }
 
@@ -233,33 +263,86 @@ func otlpEncoding(r *http.Request) (otlp.Encoding, bool) {
 var (
 	errDecompressedTooLarge = errors.New("decompressed body too large")
 	errBadCompression       = errors.New("bad compressed body")
+	errInflateBusy          = fmt.Errorf("too many compressed bodies are being decompressed at once; retry, or send batches that inflate to under %d KiB", SmallBodyBytes>>10)
 )
 
+// InflateBudgetBytes bounds what the OTLP bodies being decoded at once
+// inflate to (beyond SmallBodyBytes each): two bodies of the limit.
+const InflateBudgetBytes = 2 * MaxBodyBytes
+
 // decompress returns a gzip or deflate body decompressed, at most
-// MaxBodyBytes of it, so a compression bomb costs no more than a plain body;
-// other bodies are returned as they are.
+// MaxBodyBytes of it; other bodies are returned as they are.
 func decompress(raw []byte, contentEncoding string) ([]byte, error) {
-	var rd io.Reader
-	var err error
+	return inflate(raw, contentEncoding, nil)
+}
+
+// inflate decompresses raw into one buffer of exactly the decompressed
+// size, so memory never doubles while a body grows and a compression bomb
+// costs none: the size is gzip's trailer (the last member's size, a lower
+// bound of the whole: over the limit means refused at once), checked by
+// decompressing into that buffer; otherwise (deflate, several members, a
+// forged trailer) a first pass counts the bytes, stopping at the limit, and
+// a second fills a buffer of that size. reserve, when set, is asked for
+// each buffer's size before it is made (the inflate budget).
+func inflate(raw []byte, contentEncoding string, reserve func(n int64) error) ([]byte, error) {
+	var open func() (io.Reader, error)
 	switch contentEncoding {
 	case "gzip":
-		rd, err = gzip.NewReader(bytes.NewReader(raw))
+		open = func() (io.Reader, error) { return gzip.NewReader(bytes.NewReader(raw)) }
 	case "deflate": // HTTP's deflate is the zlib format
-		rd, err = zlib.NewReader(bytes.NewReader(raw))
+		open = func() (io.Reader, error) { return zlib.NewReader(bytes.NewReader(raw)) }
 	default:
 		return raw, nil
 	}
+	if contentEncoding == "gzip" && len(raw) >= 18 { // a header and a trailer
+		size := int64(binary.LittleEndian.Uint32(raw[len(raw)-4:]))
+		if size > MaxBodyBytes {
+			return nil, errDecompressedTooLarge
+		}
+		body, fits, err := inflateInto(open, size, reserve)
+		if err != nil || fits {
+			return body, err
+		}
+	}
+	rd, err := open()
 	if err != nil {
 		return nil, errBadCompression
 	}
-	body, err := io.ReadAll(io.LimitReader(rd, MaxBodyBytes+1))
+	n, err := io.Copy(io.Discard, io.LimitReader(rd, MaxBodyBytes+1))
 	switch {
 	case err != nil:
 		return nil, errBadCompression
-	case len(body) > MaxBodyBytes:
+	case n > MaxBodyBytes:
 		return nil, errDecompressedTooLarge
 	}
-	return body, nil
+	body, fits, err := inflateInto(open, n, reserve)
+	if err == nil && !fits {
+		err = errBadCompression // raw did not change between the passes: cannot happen
+	}
+	return body, err
+}
+
+// inflateInto decompresses into a buffer of size bytes; fits is false when
+// the stream holds more than that.
+func inflateInto(open func() (io.Reader, error), size int64, reserve func(n int64) error) (body []byte, fits bool, err error) {
+	if reserve != nil {
+		if err := reserve(size); err != nil {
+			return nil, false, err
+		}
+	}
+	rd, err := open()
+	if err != nil {
+		return nil, false, errBadCompression
+	}
+	buf := make([]byte, size+1) // one byte more tells a longer stream
+	n, err := io.ReadFull(rd, buf)
+	switch {
+	case err == nil:
+		return nil, false, nil
+	case err == io.ErrUnexpectedEOF || err == io.EOF: // the stream ended, its checksum verified
+		return buf[:n], true, nil
+	}
+	return nil, false, errBadCompression
 }
 
 func writeOTLP(w http.ResponseWriter, enc otlp.Encoding, a otlpAnswer) {

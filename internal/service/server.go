@@ -84,6 +84,8 @@ type Server struct {
 	retired    atomic.Bool   // the state directory was replaced: see retire
 	deliv      deliveries    // HTTP ingest per session, for settling after a reproduction
 	decoding   chan struct{} // OTLP requests being decoded and stored
+	// inflateBudget holds the bytes OTLP bodies inflate to (otlp.go).
+	inflateBudget *semaphore.Weighted
 }
 
 // New makes a server; call Serve with a loopback listener.
@@ -104,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
 	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies), bodyBudget: newBodyBudget(),
-		decoding: make(chan struct{}, MaxConcurrentOTLPDecodes)}
+		decoding: make(chan struct{}, MaxConcurrentOTLPDecodes), inflateBudget: semaphore.NewWeighted(InflateBudgetBytes)}
 	cfg.Root.SetRepairLog(func(r safefs.Repair) {
 		logRepair(cfg.Log, r)
 		if s.store != nil {
