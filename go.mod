@@ -12,7 +12,6 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.opentelemetry.io/collector/pdata v1.71.0
-	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.20.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12

@@ -14,6 +14,9 @@
 //     far past the 8 MiB limit), -otlp-parallel at a time, and valid gzip
 //     logs requests inflating to just under the limit, 4 at a time, with
 //     the service's peak memory and every answer;
+//   - fairness: while -fair-clients clients send headers at 1 byte/s, or
+//     hold keep-alive connections idle, or 16 clients flood one session
+//     with 1 MiB batches, how long good POSTs to another session wait;
 //   - query limits: on a session of -query-events events, how long
 //     `query --slurp length` takes to be refused, and how far a program
 //     building a large array gets, with the service's peak memory for each.
@@ -66,6 +69,7 @@ func main() {
 	bodies := flag.Bool("bodies", true, "run the NDJSON body memory cases")
 	otlpCases := flag.Bool("otlp", true, "run the OTLP decompression cases")
 	otlpParallel := flag.Int("otlp-parallel", 16, "OTLP bombs posted at once")
+	fairClients := flag.Int("fair-clients", 200, "attacking clients in the fairness cases (0: skip them)")
 	bombBytes := flag.Int("bomb", 60<<20, "bytes a bomb inflates to (60 MiB of zeros compress under the 64 KiB small-body size)")
 	flag.Parse()
 	if *bodyBytes <= 0 || *parallel <= 0 || *posts <= 0 {
@@ -122,6 +126,18 @@ func main() {
 			r, err := runOTLP(env, x.c, x.parallel, x.rounds, *sample)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "OTLP %s: %v\n", x.c.name, err)
+				ok = false
+				continue
+			}
+			r.print(os.Stdout, *table)
+			ok = ok && r.met()
+		}
+	}
+	if *fairClients > 0 {
+		for _, a := range fairAttacks(*fairClients) {
+			r, err := runFairness(env, a, 2*(*posts))
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "while %s: %v\n", a.name, err)
 				ok = false
 				continue
 			}

@@ -3,21 +3,16 @@ package service
 import (
 	"errors"
 	"io/fs"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"golang.org/x/net/netutil"
 
 	"github.com/agentic-debug-mode/debug-mode/internal/safefs"
 	"github.com/agentic-debug-mode/debug-mode/internal/sessionenv"
 	"github.com/agentic-debug-mode/debug-mode/internal/statedir"
 	"github.com/agentic-debug-mode/debug-mode/internal/store"
 )
-
-func limitListener(ln net.Listener, n int) net.Listener { return netutil.LimitListener(ln, n) }
 
 // control builds the control API routes once per server.
 func (s *Server) control() *http.ServeMux {

@@ -130,8 +130,10 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 	case berr != nil:
 		return fail(berr.code, otlp.CodeInvalidArgument, berr.msg)
 	}
-	s.bodies <- struct{}{}
-	defer func() { <-s.bodies }()
+	if err := s.slots.acquire(r.Context(), sess.ID()); err != nil {
+		return fail(http.StatusServiceUnavailable, otlp.CodeUnavailable, "the request ended while it waited for a processing slot")
+	}
+	defer s.slots.release(sess.ID())
 	// What a body inflates to is held in the inflate budget until the
 	// request is answered, as what arrives is held in the body budget, so
 	// small compressed bodies cannot together inflate (and decode) past it.

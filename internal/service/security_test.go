@@ -568,12 +568,17 @@ func TestSecuritySlowHeaders(t *testing.T) {
 	}
 }
 
-// TestSecurityConnectionLimit holds MaxConnections idle keep-alive
-// connections (each has finished one request, so the server has certainly
-// accepted it), then shows one more connection is not served until one of
-// them goes away.
+// TestSecurityConnectionLimit: at most maxConnections are open. A newcomer
+// beyond them is served by closing the connection that has waited longest
+// between requests (idle keep-alive, or headers sent a byte at a time), so
+// such connections cannot keep a good request out; connections inside a
+// request are never closed for room, and then the newcomer waits.
 func TestSecurityConnectionLimit(t *testing.T) {
+	oldMax, oldGrace, oldBody := maxConnections, evictGrace, bodyGrace
+	maxConnections, evictGrace, bodyGrace = 8, 20*time.Millisecond, time.Minute
+	t.Cleanup(func() { maxConnections, evictGrace, bodyGrace = oldMax, oldGrace, oldBody })
 	ts := startServer(t, Config{})
+	sess := ts.create(t)
 	addr := strings.TrimPrefix(ts.Base, "http://")
 	health := "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:" + ts.port() + "\r\nAuthorization: Bearer " + ts.Token + "\r\n\r\n"
 	roundTrip := func(conn net.Conn, br *bufio.Reader, wait time.Duration) (*http.Response, error) {
@@ -588,51 +593,102 @@ func TestSecurityConnectionLimit(t *testing.T) {
 		}
 		return resp, err
 	}
-	held := make([]net.Conn, 0, MaxConnections)
-	defer func() {
-		for _, c := range held {
-			c.Close()
+	// closedByServer says whether the service has closed conn (a read ends
+	// with EOF or a reset rather than the deadline).
+	closedByServer := func(conn net.Conn) bool {
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err := conn.Read(make([]byte, 1))
+		var ne net.Error
+		return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	}
+	// fill opens maxConnections connections, each put in its state by
+	// prepare, and returns them with the server certainly holding them all.
+	fill := func(t *testing.T, prepare func(net.Conn)) []net.Conn {
+		var held []net.Conn
+		t.Cleanup(func() {
+			for _, c := range held {
+				c.Close()
+			}
+		})
+		for i := 0; i < maxConnections; i++ {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, conn)
+			prepare(conn)
 		}
-	}()
-	for i := 0; i < MaxConnections; i++ {
-		conn, err := net.Dial("tcp", addr)
+		return held
+	}
+	start := ts.conns.evictions()
+
+	t.Run("idle keep-alive connections make room", func(t *testing.T) {
+		held := fill(t, func(c net.Conn) {
+			if resp, err := roundTrip(c, bufio.NewReader(c), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%v %v", resp, err)
+			}
+		})
+		extra, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		held = append(held, conn)
-		resp, err := roundTrip(conn, bufio.NewReader(conn), 10*time.Second)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("connection %d: %v %v", i, resp, err)
+		defer extra.Close()
+		if resp, err := roundTrip(extra, bufio.NewReader(extra), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("newcomer beyond the limit: %v %v", resp, err)
 		}
+		if !closedByServer(held[0]) {
+			t.Error("the longest-idle connection was not closed to make room")
+		}
+	})
+	t.Run("connections still sending headers make room", func(t *testing.T) {
+		held := fill(t, func(c net.Conn) {
+			io.WriteString(c, "POST /ingest/"+sess.SessionID+" HTTP/1.1\r\nHost: 127.0.0.1:"+ts.port()+"\r\nContent-Ty")
+		})
+		time.Sleep(50 * time.Millisecond) // let the server take them all
+		extra, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer extra.Close()
+		if resp, err := roundTrip(extra, bufio.NewReader(extra), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("newcomer beyond the limit: %v %v", resp, err)
+		}
+		if !closedByServer(held[0]) {
+			t.Error("the longest-waiting slow-header connection was not closed to make room")
+		}
+	})
+	if got := ts.conns.evictions() - start; got < 2 {
+		t.Errorf("%d connections closed for room, want at least 2", got)
 	}
 
-	// One more: the kernel completes the handshake, but the server must not
-	// take it while MaxConnections are open.
-	extra, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer extra.Close()
-	br := bufio.NewReader(extra)
-	if resp, err := roundTrip(extra, br, 300*time.Millisecond); err == nil {
-		t.Fatalf("connection %d was served beyond the limit: %s", MaxConnections+1, resp.Status)
-	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-		t.Fatalf("connection %d: %v, want a timeout while waiting", MaxConnections+1, err)
-	}
-
-	// Freeing one slot lets the waiting connection in; its request was
-	// already written, so only the answer is awaited.
-	held[0].Close()
-	held = held[1:]
-	extra.SetDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatalf("after a slot was freed: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("after a slot was freed: %s", resp.Status)
-	}
+	t.Run("connections inside a request keep their place", func(t *testing.T) {
+		held := fill(t, func(c net.Conn) {
+			// Headers whole and part of the body: the request is being read.
+			io.WriteString(c, "POST /ingest/"+sess.SessionID+" HTTP/1.1\r\nHost: 127.0.0.1:"+ts.port()+
+				"\r\nContent-Type: application/x-ndjson\r\nContent-Length: 1000\r\n\r\n{")
+		})
+		time.Sleep(50 * time.Millisecond)
+		before := ts.conns.evictions()
+		extra, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer extra.Close()
+		br := bufio.NewReader(extra)
+		if resp, err := roundTrip(extra, br, 300*time.Millisecond); err == nil {
+			t.Fatalf("served beyond the limit while every connection is in a request: %s", resp.Status)
+		}
+		if ts.conns.evictions() != before {
+			t.Error("a connection inside a request was closed for room")
+		}
+		held[0].Close()
+		extra.SetDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("after a place was freed: %v %v", resp, err)
+		}
+		resp.Body.Close()
+	})
 }
 
 // TestSecurityFilePermissions: the state root and everything under it are

@@ -75,7 +75,7 @@ type Server struct {
 	stopOnce   sync.Once
 	http       *http.Server
 	signer     *query.Signer
-	bodies     chan struct{}       // ingest bodies being validated and stored
+	slots      *fairSlots          // ingest bodies being validated and stored, shared fairly by sessions (slots.go)
 	bodyBudget *semaphore.Weighted // bytes of larger ingest bodies held (body.go)
 	ingesting  atomic.Int64        // ingest requests past their headers, being handled
 	muxOnce    sync.Once
@@ -84,6 +84,7 @@ type Server struct {
 	retired    atomic.Bool   // the state directory was replaced: see retire
 	deliv      deliveries    // HTTP ingest per session, for settling after a reproduction
 	decoding   chan struct{} // OTLP requests being decoded and stored
+	conns      *connLimiter  // open connections (conns.go)
 	// inflateBudget holds the bytes OTLP bodies inflate to (otlp.go).
 	inflateBudget *semaphore.Weighted
 }
@@ -105,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = log.New(io.Discard, "", 0)
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{}), bodies: make(chan struct{}, MaxConcurrentBodies), bodyBudget: newBodyBudget(),
+	s := &Server{cfg: cfg, done: make(chan struct{}), slots: newFairSlots(MaxConcurrentBodies), bodyBudget: newBodyBudget(),
 		decoding: make(chan struct{}, MaxConcurrentOTLPDecodes), inflateBudget: semaphore.NewWeighted(InflateBudgetBytes)}
 	cfg.Root.SetRepairLog(func(r safefs.Repair) {
 		logRepair(cfg.Log, r)
@@ -142,8 +143,10 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 func (s *Server) Serve(ln net.Listener) error {
 	s.port = ln.Addr().(*net.TCPAddr).Port
 	s.ln = ln
+	s.conns = newConnLimiter(ln, maxConnections, evictGrace)
 	s.http = &http.Server{
 		Handler:           s,
+		ConnState:         s.conns.track,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
@@ -152,7 +155,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ErrorLog:          s.cfg.Log,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(limitListener(ln, MaxConnections)) }()
+	go func() { errc <- s.http.Serve(s.conns) }()
 	bg := make(chan struct{})
 	go func() { defer close(bg); s.background() }()
 	var err error
@@ -321,9 +324,11 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		writeIngest(w, berr.code, IngestResult{Error: berr.msg})
 		return
 	}
-	s.bodies <- struct{}{}
+	if s.slots.acquire(r.Context(), sess.ID()) != nil {
+		return // the client went away while waiting
+	}
 	acc, rej, err := sess.IngestHTTP(body)
-	<-s.bodies
+	s.slots.release(sess.ID())
 	switch {
 	case errors.Is(err, store.ErrEmptyBody):
 		writeIngest(w, http.StatusBadRequest, IngestResult{Error: err.Error()})
