@@ -135,7 +135,7 @@ func main() {
 	}
 	if *fairClients > 0 {
 		for _, a := range fairAttacks(*fairClients) {
-			r, err := runFairness(env, a, 2*(*posts))
+			r, err := runFairness(env, a, *posts)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "while %s: %v\n", a.name, err)
 				ok = false
