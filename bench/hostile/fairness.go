@@ -71,15 +71,25 @@ func loop(n int, stop <-chan struct{}, f func()) {
 	wg.Wait()
 }
 
-// slowHeaders opens a connection and sends a request line and header bytes
-// one per second until the service closes it (or stop).
-func slowHeaders(u *url.URL, stop <-chan struct{}, conns *atomic.Int64) {
+// dial opens a connection to u's host and counts it; nil (after a pause)
+// when it cannot.
+func dial(u *url.URL, conns *atomic.Int64) net.Conn {
 	c, err := net.Dial("tcp", u.Host)
 	if err != nil {
 		time.Sleep(10 * time.Millisecond)
-		return
+		return nil
 	}
 	conns.Add(1)
+	return c
+}
+
+// slowHeaders opens a connection and sends a request line and header bytes
+// one per second until the service closes it (or stop).
+func slowHeaders(u *url.URL, stop <-chan struct{}, conns *atomic.Int64) {
+	c := dial(u, conns)
+	if c == nil {
+		return
+	}
 	defer c.Close()
 	if _, err := io.WriteString(c, "POST "+u.Path+" HTTP/1.1\r\nHost: "+u.Host+"\r\n"); err != nil {
 		return
@@ -101,12 +111,10 @@ func slowHeaders(u *url.URL, stop <-chan struct{}, conns *atomic.Int64) {
 // idleKeepAlive sends one good request on a connection and then keeps the
 // connection open, sending nothing, until the service closes it.
 func idleKeepAlive(u *url.URL, stop <-chan struct{}, conns *atomic.Int64) {
-	c, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		time.Sleep(10 * time.Millisecond)
+	c := dial(u, conns)
+	if c == nil {
 		return
 	}
-	conns.Add(1)
 	defer c.Close()
 	body := goodRecord(1) + "\n"
 	req := "POST " + u.Path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/x-ndjson\r\nContent-Length: " +

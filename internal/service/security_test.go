@@ -620,6 +620,22 @@ func TestSecurityConnectionLimit(t *testing.T) {
 		}
 		return held
 	}
+	// servedByClosing: a newcomer beyond the limit is served, and oldest
+	// (what) was closed to make room for it.
+	servedByClosing := func(t *testing.T, oldest net.Conn, what string) {
+		t.Helper()
+		extra, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer extra.Close()
+		if resp, err := roundTrip(extra, bufio.NewReader(extra), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("newcomer beyond the limit: %v %v", resp, err)
+		}
+		if !closedByServer(oldest) {
+			t.Error(what + " was not closed to make room")
+		}
+	}
 	start := ts.conns.evictions()
 
 	t.Run("idle keep-alive connections make room", func(t *testing.T) {
@@ -628,34 +644,14 @@ func TestSecurityConnectionLimit(t *testing.T) {
 				t.Fatalf("%v %v", resp, err)
 			}
 		})
-		extra, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer extra.Close()
-		if resp, err := roundTrip(extra, bufio.NewReader(extra), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("newcomer beyond the limit: %v %v", resp, err)
-		}
-		if !closedByServer(held[0]) {
-			t.Error("the longest-idle connection was not closed to make room")
-		}
+		servedByClosing(t, held[0], "the longest-idle connection")
 	})
 	t.Run("connections still sending headers make room", func(t *testing.T) {
 		held := fill(t, func(c net.Conn) {
 			io.WriteString(c, "POST /ingest/"+sess.SessionID+" HTTP/1.1\r\nHost: 127.0.0.1:"+ts.port()+"\r\nContent-Ty")
 		})
 		time.Sleep(50 * time.Millisecond) // let the server take them all
-		extra, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer extra.Close()
-		if resp, err := roundTrip(extra, bufio.NewReader(extra), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("newcomer beyond the limit: %v %v", resp, err)
-		}
-		if !closedByServer(held[0]) {
-			t.Error("the longest-waiting slow-header connection was not closed to make room")
-		}
+		servedByClosing(t, held[0], "the longest-waiting slow-header connection")
 	})
 	if got := ts.conns.evictions() - start; got < 2 {
 		t.Errorf("%d connections closed for room, want at least 2", got)
