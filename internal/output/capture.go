@@ -322,7 +322,7 @@ func Diff(w io.Writer, v DiffView) {
 
 func diffWarnings(w io.Writer, v DiffView) {
 	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "WARNING: "+s)
+		fmt.Fprintln(w, "WARNING: "+Escape(s))
 	}
 }
 

@@ -191,9 +191,7 @@ func Reproduce(w io.Writer, v ReproduceView) {
 		fmt.Fprintln(w)
 		Diff(w, *v.Diff)
 	}
-	for _, s := range v.Warnings {
-		fmt.Fprintln(w, "\nWARNING: "+s)
-	}
+	Warnings(w, v.Warnings)
 	if len(v.Next) > 0 {
 		fmt.Fprintln(w, "\nNext:")
 		for _, n := range v.Next {
