@@ -94,8 +94,11 @@ func TestIngestHTTPBodyCostsConstantMemory(t *testing.T) {
 			// A MiB or two is the part being validated and the index of
 			// the stored events; holding every line's outcome, as before,
 			// cost 39 MiB (good lines) to 794 MiB (refused lines) of live heap.
-			if grew > 4<<20 {
-				t.Fatalf("ingesting an 8 MiB body of %d lines grew the live heap by %.1f MiB beyond the body; it must stay under 4 MiB whatever the lines hold",
+			// The bound leaves room for what is allocated during a concurrent
+			// mark, which the live-heap figure counts: on a loaded machine,
+			// where marking takes longer, that has lifted ~2 MiB to 5.5 MiB.
+			if grew > 8<<20 {
+				t.Fatalf("ingesting an 8 MiB body of %d lines grew the live heap by %.1f MiB beyond the body; it must stay under 8 MiB whatever the lines hold",
 					reps*len(c.lines), float64(grew)/(1<<20))
 			}
 		})
