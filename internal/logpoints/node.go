@@ -1,11 +1,8 @@
 package logpoints
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -105,9 +102,6 @@ func nodeOptionTokens(s string) []nodeToken {
 // the logpoint is kept unchecked: the hook still reports at run time
 // whether it could place it.
 func checkNode(ctx context.Context, hookDir string, req CheckRequest) CheckResult {
-	unchecked := func(why string) CheckResult {
-		return CheckResult{OK: true, Unchecked: why + "; the hook reports at run time whether it could place the logpoint (debug-mode logpoint list)"}
-	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return unchecked("node is not installed here, so the line was not checked")
@@ -115,7 +109,6 @@ func checkNode(ctx context.Context, hookDir string, req CheckRequest) CheckResul
 	if hookDir == "" {
 		return unchecked("the Node.js hook is not installed")
 	}
-	in, _ := json.Marshal(map[string]any{"file": req.File, "line": req.Line, "data": req.Data})
 	cmd := exec.CommandContext(ctx, node, "--experimental-vm-modules", "--no-warnings", filepath.Join(hookDir, "check.cjs"))
 	// Not the user's NODE_OPTIONS (a preload of theirs, or of debug-mode's).
 	for _, kv := range os.Environ() {
@@ -124,31 +117,5 @@ func checkNode(ctx context.Context, hookDir string, req CheckRequest) CheckResul
 		}
 	}
 	cmd.Dir = filepath.Dir(req.File)
-	cmd.Stdin = bytes.NewReader(in)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return unchecked("node took too long to check the line")
-	}
-	var ans struct {
-		OK        bool   `json:"ok"`
-		Reason    string `json:"reason"`
-		Placement string `json:"placement"`
-		Unchecked string `json:"unchecked"`
-	}
-	if jerr := json.Unmarshal(out.Bytes(), &ans); err != nil || jerr != nil {
-		msg := strings.TrimSpace(errb.String())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg == "" && err != nil {
-			msg = err.Error()
-		}
-		return unchecked("node could not check the line (" + msg + ")")
-	}
-	if ans.Unchecked != "" {
-		return unchecked(ans.Unchecked)
-	}
-	return CheckResult{OK: ans.OK, Reason: ans.Reason, Placement: ans.Placement}
+	return runCheck(ctx, "node", cmd, req, firstLine)
 }

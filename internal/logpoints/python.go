@@ -1,14 +1,10 @@
 package logpoints
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
-	"errors"
 	"io/fs"
 	"os/exec"
-	"strings"
 )
 
 // Python's hook is sitecustomize.py (what the interpreter imports at
@@ -44,9 +40,6 @@ func init() {
 // python3 (or with one too old), the logpoint is kept unchecked: the hook
 // still reports at run time whether it could place it.
 func checkPython(ctx context.Context, hookDir string, req CheckRequest) CheckResult {
-	unchecked := func(why string) CheckResult {
-		return CheckResult{OK: true, Unchecked: why + "; the hook reports at run time whether it could place the logpoint (debug-mode logpoint list)"}
-	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		return unchecked("python3 is not installed here, so the line was not checked")
@@ -54,33 +47,5 @@ func checkPython(ctx context.Context, hookDir string, req CheckRequest) CheckRes
 	if hookDir == "" {
 		return unchecked("the Python hook is not installed")
 	}
-	in, _ := json.Marshal(map[string]any{"file": req.File, "line": req.Line, "data": req.Data})
-	cmd := exec.CommandContext(ctx, py, "-I", "-S", "-c", pythonCheck, hookDir)
-	cmd.Stdin = bytes.NewReader(in)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return unchecked("python3 took too long to check the line")
-	}
-	var ans struct {
-		OK        bool   `json:"ok"`
-		Reason    string `json:"reason"`
-		Placement string `json:"placement"`
-		Unchecked string `json:"unchecked"`
-	}
-	if jerr := json.Unmarshal(out.Bytes(), &ans); err != nil || jerr != nil {
-		msg := strings.TrimSpace(errb.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:]
-		}
-		if msg == "" && err != nil {
-			msg = err.Error()
-		}
-		return unchecked("python3 could not check the line (" + msg + ")")
-	}
-	if ans.Unchecked != "" {
-		return unchecked(ans.Unchecked)
-	}
-	return CheckResult{OK: ans.OK, Reason: ans.Reason, Placement: ans.Placement}
+	return runCheck(ctx, "python3", exec.CommandContext(ctx, py, "-I", "-S", "-c", pythonCheck, hookDir), req, lastLine)
 }
