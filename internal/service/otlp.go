@@ -130,7 +130,9 @@ func (s *Server) otlpRequest(w http.ResponseWriter, r *http.Request, enc otlp.En
 	case berr != nil:
 		return fail(berr.code, otlp.CodeInvalidArgument, berr.msg)
 	}
-	if err := s.slots.acquire(r.Context(), sess.ID()); err != nil {
+	// A body read whole was sent: it is stored even if its client has gone
+	// (a helper flushing at exit does not wait for the answer).
+	if err := s.slots.acquire(context.WithoutCancel(r.Context()), sess.ID()); err != nil {
 		return fail(http.StatusServiceUnavailable, otlp.CodeUnavailable, "the request ended while it waited for a processing slot")
 	}
 	defer s.slots.release(sess.ID())

@@ -324,8 +324,11 @@ func (s *Server) serveIngest(w http.ResponseWriter, r *http.Request) {
 		writeIngest(w, berr.code, IngestResult{Error: berr.msg})
 		return
 	}
-	if s.slots.acquire(r.Context(), sess.ID()) != nil {
-		return // the client went away while waiting
+	// A body read whole was sent: it is stored even if its client has gone
+	// (a helper flushing at exit does not wait for the answer, and
+	// reproduce's settle counts on it).
+	if s.slots.acquire(context.WithoutCancel(r.Context()), sess.ID()) != nil {
+		return
 	}
 	acc, rej, err := sess.IngestHTTP(body)
 	s.slots.release(sess.ID())

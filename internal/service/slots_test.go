@@ -2,6 +2,9 @@ package service
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -76,4 +79,47 @@ func waitQueued(t *testing.T, f *fairSlots, n int) {
 		}
 	}
 	t.Fatalf("%d requests never queued", n)
+}
+
+// TestBodyStoredAfterClientLeft: a body read whole is stored even when its
+// client went away while it waited for a processing slot. A helper that
+// flushes at exit writes its request and ends without reading the answer;
+// reproduce's settle waits for exactly these, and none may be dropped.
+func TestBodyStoredAfterClientLeft(t *testing.T) {
+	for _, path := range []string{"ingest", "otlp"} {
+		t.Run(path, func(t *testing.T) {
+			ts := startServer(t, Config{})
+			sess := ts.create(t)
+			for range MaxConcurrentBodies {
+				if err := ts.Server.slots.acquire(context.Background(), "busy"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			u, _ := url.Parse(ts.Base)
+			c, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			target, ctype, body := "/ingest/"+sess.SessionID, "application/x-ndjson", secRecord("H1")
+			if path == "otlp" {
+				target, ctype, body = "/otlp/"+sess.SessionID+"/v1/logs", "application/json",
+					`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1784313728231000000","body":{"stringValue":"left"}}]}]}]}`
+			}
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", target, u.Host, ctype, len(body), body)
+			waitQueued(t, ts.Server.slots, 1)
+			c.Close()
+			time.Sleep(100 * time.Millisecond) // the server notices the client is gone
+			for range MaxConcurrentBodies {
+				ts.Server.slots.release("busy")
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if st := ts.status(t, sess.SessionID); st.Events == 1 {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the body was dropped: its client had gone away while it waited for a slot")
+				}
+			}
+		})
+	}
 }
