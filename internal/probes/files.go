@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -78,6 +79,7 @@ func listGit(dir string, named bool, depth int, visit func(abs string) bool) (ok
 		return true, false
 	}
 	var nested []string
+	real := realFolders{top: dir, seen: map[string]bool{}}
 	last := ""
 	for _, rec := range bytes.Split(cached, []byte{0}) {
 		// "<mode> <object> <stage>\t<path>"
@@ -99,7 +101,7 @@ func listGit(dir string, named bool, depth int, visit func(abs string) bool) (ok
 		case "120000": // a symbolic link: never followed
 			continue
 		}
-		if isDocFile(name) {
+		if isDocFile(name) || !real.parentsOf(name) {
 			continue
 		}
 		if !visit(abs) {
@@ -116,7 +118,7 @@ func listGit(dir string, named bool, depth int, visit func(abs string) bool) (ok
 			nested = append(nested, abs)
 			continue
 		}
-		if isDocFile(name) {
+		if isDocFile(name) || !real.parentsOf(name) {
 			continue
 		}
 		if !visit(abs) {
@@ -136,6 +138,34 @@ func listGit(dir string, named bool, depth int, visit func(abs string) bool) (ok
 		}
 	}
 	return true, true
+}
+
+// realFolders tells whether every folder on a listed path is a real folder
+// of the work tree. git lists tracked paths from its index, so a tracked
+// folder since replaced by a symbolic link is still listed, and opening the
+// path would read (and --remove rewrite) a file outside the project: such
+// paths are skipped, as links are everywhere else. Each folder is looked
+// at once.
+type realFolders struct {
+	top  string
+	seen map[string]bool
+}
+
+func (r realFolders) parentsOf(name string) bool {
+	parent := path.Dir(name)
+	if parent == "." {
+		return true
+	}
+	if ok, done := r.seen[parent]; done {
+		return ok
+	}
+	ok := r.parentsOf(parent)
+	if ok {
+		fi, err := os.Lstat(filepath.Join(r.top, filepath.FromSlash(parent)))
+		ok = err == nil && fi.IsDir()
+	}
+	r.seen[parent] = ok
+	return ok
 }
 
 // sameDir says whether a and b name the same folder.

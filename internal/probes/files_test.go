@@ -139,3 +139,31 @@ func TestWalkOutsideGit(t *testing.T) {
 		t.Errorf("skipped %+v, want 1 binary", r.Skipped)
 	}
 }
+
+// TestGitPathThroughLinkedFolder: a tracked folder replaced by a symbolic
+// link is still listed by git's index; the ledger must not read through
+// it (nor would --remove rewrite through it) a file outside the project.
+func TestGitPathThroughLinkedFolder(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, outside := t.TempDir(), t.TempDir()
+	git(t, dir, "init", "-q")
+	writeTree(t, dir, map[string]string{"lib/a.py": "x = 1\n", "lib/deep/b.py": "y = 2\n", "main.py": pyRegion})
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "base")
+	writeTree(t, outside, map[string]string{"a.py": pyRegion, "deep/b.py": pyRegion})
+	if err := os.RemoveAll(filepath.Join(dir, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Scan(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files(r); got != "main.py" {
+		t.Errorf("regions in %q, want main.py only: a path through the linked folder was read", got)
+	}
+}
