@@ -70,7 +70,7 @@ func TestDecompressAllocatesOnlyWhatItReturns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var got []byte
 			var err error
-			n := allocated(func() { got, err = decompress(c.raw, c.ce) })
+			n := allocated(func() { got, err = inflate(c.raw, c.ce, nil) })
 			switch {
 			case c.want == nil && !errors.Is(err, errDecompressedTooLarge):
 				t.Errorf("err %v, want too large", err)
@@ -82,8 +82,20 @@ func TestDecompressAllocatesOnlyWhatItReturns(t *testing.T) {
 			}
 		})
 	}
-	if _, err := decompress(forged(gzipOf(t, text), 100), "gzip"); !errors.Is(err, errBadCompression) {
+	if _, err := inflate(forged(gzipOf(t, text), 100), "gzip", nil); !errors.Is(err, errBadCompression) {
 		t.Errorf("a forged trailer on a body that fits: %v, want bad compression", err)
+	}
+	// A stream cut off before its end (here: its checksum dropped, the last
+	// four bytes still read as a size larger than the data) is refused, not
+	// taken as a short body.
+	small := gzipOf(t, text[:100000])
+	cut := append(bytes.Clone(small[:len(small)-8]), 0x40, 0x0d, 0x03, 0x00) // 200,000
+	if got, err := inflate(cut, "gzip", nil); !errors.Is(err, errBadCompression) {
+		t.Errorf("a cut-off gzip stream: %d bytes, err %v; want bad compression", len(got), err)
+	}
+	z := zlibOf(t, text[:100000])
+	if got, err := inflate(z[:len(z)/2], "deflate", nil); !errors.Is(err, errBadCompression) {
+		t.Errorf("a cut-off deflate stream: %d bytes, err %v; want bad compression", len(got), err)
 	}
 }
 

@@ -274,12 +274,6 @@ var (
 // inflate to (beyond SmallBodyBytes each): two bodies of the limit.
 const InflateBudgetBytes = 2 * MaxBodyBytes
 
-// decompress returns a gzip or deflate body decompressed, at most
-// MaxBodyBytes of it; other bodies are returned as they are.
-func decompress(raw []byte, contentEncoding string) ([]byte, error) {
-	return inflate(raw, contentEncoding, nil)
-}
-
 // inflate decompresses raw into one buffer of exactly the decompressed
 // size, so memory never doubles while a body grows and a compression bomb
 // costs none: the size is gzip's trailer (the last member's size, a lower
@@ -339,14 +333,21 @@ func inflateInto(open func() (io.Reader, error), size int64, reserve func(n int6
 		return nil, false, errBadCompression
 	}
 	buf := make([]byte, size+1) // one byte more tells a longer stream
-	n, err := io.ReadFull(rd, buf)
-	switch {
-	case err == nil:
-		return nil, false, nil
-	case err == io.ErrUnexpectedEOF || err == io.EOF: // the stream ended, its checksum verified
-		return buf[:n], true, nil
+	// Not io.ReadFull: it reports a short stream and a cut-off one (the
+	// decompressor's own io.ErrUnexpectedEOF) alike. Only io.EOF is a
+	// stream that ended whole, its checksum verified.
+	n := 0
+	for n < len(buf) {
+		k, err := rd.Read(buf[n:])
+		n += k
+		switch {
+		case err == io.EOF:
+			return buf[:n], true, nil
+		case err != nil:
+			return nil, false, errBadCompression
+		}
 	}
-	return nil, false, errBadCompression
+	return nil, false, nil
 }
 
 func writeOTLP(w http.ResponseWriter, enc otlp.Encoding, a otlpAnswer) {
