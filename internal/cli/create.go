@@ -146,8 +146,10 @@ func (o *createOptions) run() error {
 		}
 		t.SetCap(limit)
 		if helperDir != "" {
+			// The session exists either way: its id must still be printed.
 			if _, err := t.WriteHelper(helperDir); err != nil {
-				return err
+				res.Warnings = append(res.Warnings, "the helper was not written ("+err.Error()+"); the session was created: write the helper with "+
+					output.CommandLine("template", "--session", info.SessionID, "--language", o.language, "--ingest", o.ingest, "--for", o.forPath))
 			}
 		}
 		res.Template = &templateResult{Template: t, EventSchema: evidence.ProbeSchema, StoredFields: evidence.StoredSchema, SessionID: info.SessionID}
@@ -156,8 +158,9 @@ func (o *createOptions) run() error {
 		if o.quiet {
 			io.WriteString(w, info.SessionID+"\n")
 			if t != nil && t.HelperWritten != "" {
-				fmt.Fprintf(o.err, "Helper written: %s\n", t.HelperWritten)
+				fmt.Fprintf(o.err, "Helper written: %s\n", output.Escape(t.HelperWritten))
 			}
+			output.Warnings(o.err, res.Warnings) // never dropped: a repaired helper is worth knowing
 			return
 		}
 		output.Create(w, info)

@@ -212,3 +212,23 @@ func writeTestFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// create --quiet keeps its warnings (on stderr, so id=$(…) stays clean): a
+// helper file debug-mode replaced because it had been changed is worth
+// knowing about before trusting the evidence.
+func TestCreateQuietKeepsWarnings(t *testing.T) {
+	if _, errOut, code := runMain("create", "--language", "python", "--ingest", "file"); code != 0 {
+		t.Fatalf("create: %d %s", code, errOut)
+	}
+	helpers, _ := filepath.Glob(filepath.Join(os.Getenv("AGENT_DEBUG_MODE_HOME"), "helpers", "*", "*.py"))
+	if len(helpers) == 0 {
+		t.Fatal("no Python helper in the state directory")
+	}
+	if err := os.WriteFile(helpers[0], []byte("print('changed')\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runMain("create", "--quiet")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, "WARNING") {
+		t.Errorf("create --quiet over a changed helper: exit %d, stdout %q, stderr %q; want the id alone and a warning on stderr", code, out, errOut)
+	}
+}

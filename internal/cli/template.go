@@ -166,7 +166,7 @@ func (o *templateOptions) run() error {
 		switch o.section {
 		case "helper":
 			if t.HelperWritten != "" {
-				io.WriteString(w, "Helper written: "+t.HelperWritten+"\n")
+				io.WriteString(w, "Helper written: "+output.Escape(t.HelperWritten)+"\n")
 			} else if t.Placement.Helper == templates.OutsideProject {
 				io.WriteString(w, t.Import) // nothing to paste but the import
 			} else {

@@ -21,7 +21,7 @@ func Template(w io.Writer, t *templates.Template, probe, stored []evidence.Schem
 	}
 	switch {
 	case t.HelperWritten != "":
-		fmt.Fprintf(w, "\nHELPER written to %s: nothing to paste (probes --remove --yes deletes it)\n", t.HelperWritten)
+		fmt.Fprintf(w, "\nHELPER written to %s: nothing to paste (probes --remove --yes deletes it)\n", Escape(t.HelperWritten))
 		if t.Import != "" {
 			fmt.Fprintf(w, "\nIMPORT (paste once in each module with probes, the path relative to it)\n%s", withNewline(t.Import))
 		}
@@ -34,7 +34,7 @@ func Template(w io.Writer, t *templates.Template, probe, stored []evidence.Schem
 	default:
 		head := "HELPER TEMPLATE"
 		if t.PackageFrom != "" && t.Placement.HelperFile != "" {
-			head += fmt.Sprintf(" (the package of %s: save it there as %s; for another package, write it with --for <file>)", t.PackageFrom, t.Placement.HelperFile)
+			head += fmt.Sprintf(" (the package of %s: save it there as %s; for another package, write it with --for <file>)", Escape(t.PackageFrom), t.Placement.HelperFile)
 		}
 		fmt.Fprintf(w, "\n%s\n%s", head, withNewline(t.Helper))
 	}
