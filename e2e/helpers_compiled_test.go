@@ -358,3 +358,47 @@ func main() {
 		t.Errorf("%d events from a program killed 15 ms after its first, want 1", len(evs))
 	}
 }
+
+// TestGoHelperLeavesNoGoroutine: past the cap, the Go helper reports the
+// held-back count from a timer that stops once the count stops growing, so
+// no goroutine of the helper's outlives the calls (a goleak check in the
+// user's tests stays clean), and the count still arrives in full.
+func TestGoHelperLeavesNoGoroutine(t *testing.T) {
+	requireRuntimes(t, []string{"go"})
+	t.Parallel()
+	e := NewEnv(t)
+	root := t.TempDir()
+	s := e.CreateAt(root)
+	var tmpl renderedTemplate
+	e.JSON(&tmpl, "template", "--language", "go", "--ingest", "file", "--session", s.SessionID, "--package", "main")
+	writeFile(t, filepath.Join(root, "agent_debug_log.go"), tmpl.Helper)
+	writeFile(t, filepath.Join(root, "main.go"), `package main
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+func main() {
+	for i := 0; i < 7; i++ {
+		agentLog("H1", "capped", func() any { return i })
+	}
+	time.Sleep(600 * time.Millisecond)
+	fmt.Println(runtime.NumGoroutine())
+}
+`)
+	runIn(t, root, nil, "go", "mod", "init", "example.com/leak")
+	runIn(t, root, nil, "go", "build", "-o", "program", ".")
+	cmd := exec.Command("./program")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "AGENT_DEBUG_MODE_MAX_PER_LOCATION=2")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "1" {
+		t.Errorf("%s goroutines 600 ms after the last call, want 1 (main alone)", got)
+	}
+	checkHeldBack(t, e, s.SessionID, "main.go:11", 5)
+}
