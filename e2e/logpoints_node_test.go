@@ -354,3 +354,30 @@ func addMarkedNodeLogpoints(t *testing.T, e *Env, id, dir string) map[string]str
 	})
 	return locs
 }
+
+// TestLogpointNodeHeldBackBeforeKill: past the cap the hook sends the
+// held-back count as it grows, from its writer's timer, so a program killed
+// by SIGKILL (no 'exit' event) has reported it: here 48 hits past a cap of 2.
+func TestLogpointNodeHeldBackBeforeKill(t *testing.T) {
+	requireRuntimes(t, []string{"node"})
+	e := NewEnv(t)
+	proj := t.TempDir()
+	writeFile(t, filepath.Join(proj, "hot.js"), `for (let i = 0; i < 50; i++) {
+  globalThis.last = i;
+}
+setTimeout(() => process.kill(process.pid, 'SIGKILL'), 400);
+`)
+	cr := e.runIn(proj, "create", "--json")
+	var created struct{ Result Session }
+	if cr.Code != 0 || json.Unmarshal([]byte(cr.Stdout), &created) != nil {
+		t.Fatalf("create: %s%s", cr.Stdout, cr.Stderr)
+	}
+	id := created.Result.SessionID
+	if r := e.runIn(proj, "logpoint", "add", "--session", id, "--at", "hot.js:2", "--hypothesis", "H1", "--message", "hot", "--data", "({i})"); r.Code != 0 {
+		t.Fatalf("logpoint add: %s%s", r.Stdout, r.Stderr)
+	}
+	r := e.runIn(proj, "reproduce", "--session", id, "--max-per-location", "2", "--", "node", "hot.js")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "48 events at hot.js:2 (H1): the helper's cap of 2 per location per process was reached") {
+		t.Errorf("held back before SIGKILL: %s%s", r.Stdout, r.Stderr)
+	}
+}

@@ -214,7 +214,11 @@ func HeldBackLine(h store.HeldBackCount) string {
 	if h.Count >= evidence.MaxHeldBackCount {
 		n = "at least " + n // the sum saturates there (store.addHeldBack)
 	}
-	s := fmt.Sprintf("%s events at %s (%s)", n, Escape(h.Location), Escape(h.HypothesisID))
+	events := "events"
+	if h.Count == 1 {
+		events = "event"
+	}
+	s := fmt.Sprintf("%s %s at %s (%s)", n, events, Escape(h.Location), Escape(h.HypothesisID))
 	if h.Processes > 1 {
 		s += fmt.Sprintf(" from %d processes", h.Processes)
 	}

@@ -406,7 +406,7 @@ function start() {
   // The batch timer is made here, in the hook's own async context, and
   // re-armed with refresh() by the first event into an empty queue: a hit
   // creates no timer (nothing for the program's async hooks to see).
-  st.timer = setTimeout(drain, FLUSH_MS);
+  st.timer = setTimeout(tick, FLUSH_MS);
   st.timer.unref();
   process.on('exit', atExit);
 
@@ -580,6 +580,10 @@ function record(i, thunk) {
     if (lp.sent >= st.cap || st.queue.length >= MAX_QUEUED) {
       lp.held++;
       if (lp.held === 1) heldBack(lp);
+      else if (!st.heldGrew) { // the writer reports the count as it grows (armed once per tick, never postponed)
+        st.heldGrew = true;
+        if (st.queue.length === 0 && st.timer) st.timer.refresh();
+      }
       if (lp.held >= MAX_HELD && lp.sent >= st.cap) retire(lp);
       return false;
     }
@@ -609,6 +613,7 @@ function record(i, thunk) {
 // the line runs at full speed again once no logpoint there is left.
 function retire(lp) {
   lp.retired = true;
+  heldBack(lp); // the final count, at once: a process killed later has reported it
   if (lp.group.lps.every((o) => o.retired || o.failed)) unset(st.session, lp.group);
 }
 
@@ -658,6 +663,7 @@ function serialize(v) {
 }
 
 function heldBack(lp) {
+  lp.heldSent = lp.held;
   enqueue('{"agentDebugHeldBack":{"hypothesisId":' + stringify(lp.hyp) + ',"location":' + stringify(lp.location) +
     ',"process":' + stringify(st.process) + ',"count":' + lp.held + ',"cap":' + st.cap + '}}\n');
 }
@@ -708,13 +714,21 @@ function drain() {
   }
 }
 
-function atExit() {
+// tick is the writer's timer: held-back counts that grew since they were
+// last sent (a running total: the service keeps each process's largest),
+// then the queue, so a program killed later has reported them.
+function tick() {
   try {
+    st.heldGrew = false;
     for (const lp of st.table) {
-      if (lp.held > 1) heldBack(lp);
+      if (lp.held > (lp.heldSent || 0)) heldBack(lp);
     }
     drain();
   } catch (e) { /* never into the program */ }
+}
+
+function atExit() {
+  tick();
 }
 
 module.exports = { verdict, judge, checkData, places, post, readMap, mapSources, mappings, lineText };
