@@ -13,6 +13,8 @@ const fs = require('fs');
 const path = require('path');
 const url = require('url');
 const vm = require('vm');
+// The hook's code, not its start-up: a check installs nothing.
+globalThis.agentDebugModeCheck = true;
 const hook = require('./hook.cjs');
 
 function answer(v) {

