@@ -44,8 +44,8 @@ of the events by name (only those are decoded), else 15,000 events or
 5 MiB. The same filters as logs narrow the events first.
 
 --count-by PATH counts the events per value of PATH (a jq path such as
-.data.stale, .location or [.location, .data.key]) in constant memory and
-prints a table, most frequent first: the counting that otherwise takes a
+.data.stale, .location or [.location, .data.key]) in one pass, in the
+memory of one count per distinct value, and prints a table, most frequent first: the counting that otherwise takes a
 reduce program. A value of null counts the events without that field.
 
 The program cannot read the environment, files or modules. A page holds at
@@ -118,7 +118,9 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	req := service.QueryRequest{Cursor: o.cursor}
 	if o.cursor != "" {
-		if len(args) > 0 || cmd.Flags().NFlag() > 2+boolFlagCount(cmd, "json") {
+		// --count-by beside a cursor only names the table's column (the
+		// next-page command of a --count-by query carries it).
+		if len(args) > 0 || cmd.Flags().NFlag() > 2+boolFlagCount(cmd, "json")+boolFlagCount(cmd, "count-by") {
 			return usagef("--cursor continues a query as it was; give only --session and --cursor")
 		}
 	} else {
@@ -185,11 +187,12 @@ func (o *queryOptions) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	view := output.QueryView{QueryResult: res, CountBy: o.countBy}
-	if o.cursor != "" && output.CountRows(res.Values) { // a next page of a --count-by query: a table again
-		view.CountBy = "value"
-	}
 	if res.NextCursor != "" {
-		view.Next = output.CommandLine("query", "--session", id, "--cursor", res.NextCursor)
+		next := []string{"query", "--session", id, "--cursor", res.NextCursor}
+		if o.countBy != "" {
+			next = append(next, "--count-by", o.countBy) // the next page is a table again
+		}
+		view.Next = output.CommandLine(next...)
 	}
 	return o.printer().Result("query", view, func(w io.Writer) { output.Query(w, view) })
 }

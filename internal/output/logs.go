@@ -76,8 +76,8 @@ type countRow struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// CountRows says whether every value is a --count-by row (and there is one).
-func CountRows(values []json.RawMessage) bool {
+// countRows says whether every value is a --count-by row (and there is one).
+func countRows(values []json.RawMessage) bool {
 	for _, v := range values {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(v, &m) != nil || len(m) != 2 || m["count"] == nil || m["value"] == nil {
@@ -90,7 +90,7 @@ func CountRows(values []json.RawMessage) bool {
 // Query renders values one per line (like jq -c), then what the page read,
 // whether it is complete, and how to continue.
 func Query(w io.Writer, v QueryView) {
-	if v.CountBy != "" && CountRows(v.Values) {
+	if v.CountBy != "" && countRows(v.Values) {
 		t := table(w)
 		fmt.Fprintf(t, "COUNT\t%s\n", Escape(v.CountBy))
 		for _, val := range v.Values {
