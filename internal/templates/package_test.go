@@ -74,7 +74,7 @@ func TestFillPackage(t *testing.T) {
 	for _, c := range []struct{ lang, name, want, gone string }{
 		{"go", "cache", "\npackage cache\n", "__PACKAGE_NAME__"},
 		{"java", "com.acme", "\npackage com.acme;\n", "__PACKAGE_NAME__"},
-		{"java", "", "// #region agent log helper\n/**", "package "},
+		{"java", "", "// #region agent log helper\nimport java.util.Map;", "package "},
 	} {
 		tm, _ := Lookup(c.lang, "file")
 		if !tm.NeedsPackage() {
