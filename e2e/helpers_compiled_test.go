@@ -402,3 +402,74 @@ func main() {
 	}
 	checkHeldBack(t, e, s.SessionID, "main.go:11", 5)
 }
+
+// TestJVMHelpersHeldBackExactAcrossThreads: past the cap the Java and Kotlin
+// helpers count in a slot per thread (thread id modulo 64) and, when another
+// thread owns that slot, in a shared adder; with 80 threads in two waves (the
+// second wave's slots are owned by finished threads) the held-back record
+// still counts every call: the last running total is 80 × 250 − 10.
+func TestJVMHelpersHeldBackExactAcrossThreads(t *testing.T) {
+	programs := map[string]compiledProgram{
+		"java": {
+			runtimes: compiledPrograms["java"].runtimes, file: "capped/Main.java", helperFile: "capped/AgentDebugLog.java", args: []string{"--package", "capped"},
+			src: `package capped;
+
+import java.util.Map;
+
+public class Main {
+  public static void main(String[] args) throws Exception {
+    for (int wave = 0; wave < 2; wave++) {
+      Thread[] ts = new Thread[40];
+      for (int k = 0; k < ts.length; k++) {
+        ts[k] = new Thread(() -> {
+          for (int n = 0; n < 250; n++) {
+            final int i = n;
+            @HOT@
+          }
+        });
+        ts[k].start();
+      }
+      for (Thread t : ts) t.join();
+    }
+  }
+}
+`,
+			calls: compiledPrograms["java"].calls, build: compiledPrograms["java"].build, run: compiledPrograms["java"].run,
+		},
+		"kotlin": {
+			runtimes: compiledPrograms["kotlin"].runtimes, file: "capped.kt",
+			src: `@HELPER@
+fun main() {
+    for (wave in 0 until 2) {
+        (0 until 40).map { Thread { for (i in 0 until 250) @HOT@ }.also { it.start() } }.forEach { it.join() }
+    }
+}
+`,
+			calls: compiledPrograms["kotlin"].calls, build: compiledPrograms["kotlin"].build, run: compiledPrograms["kotlin"].run,
+		},
+	}
+	for lang, p := range programs {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			requireRuntimes(t, p.runtimes)
+			e := NewEnv(t)
+			root := t.TempDir()
+			s := e.CreateAt(root)
+			lines := buildCompiled(t, e, p, lang, s.SessionID, root)
+			out := filepath.Join(t.TempDir(), "out.ndjson")
+			runIn(t, root, []string{"AGENT_DEBUG_MODE_MAX_PER_LOCATION=10", "AGENT_DEBUG_MODE_APPEND_PATH=" + out}, p.run...)
+			events, held := 0, []string{}
+			for _, l := range readLines(t, out) {
+				if strings.HasPrefix(l, `{"agentDebugHeldBack"`) {
+					held = append(held, l) // a running total, written whenever it grew
+				} else {
+					events++
+				}
+			}
+			want := `{"agentDebugHeldBack":{"hypothesisId":"HOT","location":"` + p.file + ":" + strconv.Itoa(lines["@HOT@"]) + `","count":19990,"cap":10,"process":"`
+			if events != 10 || len(held) == 0 || !strings.HasPrefix(held[len(held)-1], want) {
+				t.Errorf("%d events and held-back records %q; want 10 events and a last record starting %s", events, held, want)
+			}
+		})
+	}
+}
