@@ -177,13 +177,17 @@ func compiledEvents(e *harness.Env, session, work string, benches []compiledBenc
 // compiledHot runs the hot loop without and with the probe, alternating,
 // and prints medians and the throughput ratio: over the whole run (three
 // rounds: the first reaches the cap, and warms up a JIT) and in the last
-// round alone (the steady state of a long-running loop).
+// round alone (the steady state of a long-running loop). Programs that
+// report last_cpu_ns (the JVM ones) also get the last round's ratio by the
+// loop threads' CPU time, printed below the table: on a loaded machine
+// other processes stretch wall time far more than CPU time.
 func compiledHot(e *harness.Env, session, work string, benches []compiledBench, n, repeat int) {
 	fmt.Printf("\n| language | threads | iterations | ns/iteration without probe: whole run / last round, median (best) | with probe | throughput with/without: whole / last, medians (bests) | events sent, held back |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	var byCPU []string
 	for _, b := range benches {
 		last := map[int]float64{}
 		for _, threads := range []int{1, 4} {
-			var wholeOff, lastOff, wholeOn, lastOn []float64
+			var wholeOff, lastOff, wholeOn, lastOn, cpuOff, cpuOn []float64
 			var sent, held int64
 			for r := 0; r < repeat; r++ {
 				for _, probe := range []string{"0", "1"} {
@@ -198,17 +202,22 @@ func compiledHot(e *harness.Env, session, work string, benches []compiledBench, 
 					}
 					f := fields(strings.Replace(string(o), "iters=", "events=", 1))
 					whole, steady := float64(f["total_ns"])/float64(3*f["events"]), float64(f["last_ns"])/float64(f["events"])
+					cpu := float64(f["last_cpu_ns"]) / float64(f["events"])
 					if probe == "0" {
-						wholeOff, lastOff = append(wholeOff, whole), append(lastOff, steady)
+						wholeOff, lastOff, cpuOff = append(wholeOff, whole), append(lastOff, steady), append(cpuOff, cpu)
 						continue
 					}
-					wholeOn, lastOn = append(wholeOn, whole), append(lastOn, steady)
+					wholeOn, lastOn, cpuOn = append(wholeOn, whole), append(lastOn, steady), append(cpuOn, cpu)
 					st, err := e.Status(session)
 					if err != nil {
 						fail(err)
 					}
 					sent, held = st.Events, st.HeldBackEvents
 				}
+			}
+			if slices.Min(cpuOn) > 0 {
+				byCPU = append(byCPU, fmt.Sprintf("| %s | %d | %.1f (%.1f) | %.1f (%.1f) | %.2f (%.2f) |", b.name, threads,
+					median(cpuOff), slices.Min(cpuOff), median(cpuOn), slices.Min(cpuOn), median(cpuOff)/median(cpuOn), slices.Min(cpuOff)/slices.Min(cpuOn)))
 			}
 			bw, bp, blw, blp := slices.Min(wholeOff), slices.Min(wholeOn), slices.Min(lastOff), slices.Min(lastOn) // before median sorts them
 			w, p, lw, lp := median(wholeOff), median(wholeOn), median(lastOff), median(lastOn)
@@ -218,5 +227,8 @@ func compiledHot(e *harness.Env, session, work string, benches []compiledBench, 
 		}
 		fmt.Fprintf(os.Stderr, "helpers: %s: steady hot loop at %.2f of its speed without the probe (target ≥ 0.50: %s); 4 threads on one lock %.2f\n",
 			b.name, last[1], harness.Verdict(last[1] >= 0.5), last[4])
+	}
+	if len(byCPU) > 0 {
+		fmt.Printf("\nLast round by the loop threads' CPU time (summed over threads), ns per iteration:\n\n| language | threads | without probe: median (best) | with probe | throughput with/without: medians (bests) |\n| --- | --- | --- | --- | --- |\n%s\n", strings.Join(byCPU, "\n"))
 	}
 }

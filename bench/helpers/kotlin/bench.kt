@@ -2,7 +2,9 @@
 // pasted at the HELPER marker below, the CALL markers become the rendered call.
 //   bench events N T   20,000 warm-up calls, then N calls from T threads, timed
 //   bench hot N T P    a cache-lookup loop (T threads share one lock when
-//                      T > 1), three rounds of N iterations, with the probe when P is 1
+//                      T > 1), three rounds of N iterations, with the probe when P is 1;
+//                      last_cpu_ns is the CPU time of the last round's loop threads (summed),
+//                      which other processes on a loaded machine disturb less than wall time
 @HELPER@
 
 class BenchEntry(val value: Int) { var hits = 0 }
@@ -30,11 +32,14 @@ fun main(args: Array<String>) {
     val lock = Any()
     val start = System.nanoTime()
     var last = start
+    val cpu = java.util.concurrent.atomic.AtomicLong()
     for (round in 0 until 3) {
         last = System.nanoTime()
+        cpu.set(0)
         (0 until threads).map { t ->
             Thread {
                 var sum = 0L
+                val cpu0 = java.lang.management.ManagementFactory.getThreadMXBean().currentThreadCpuTime
                 for (i in 0 until n / threads) {
                     val k = keys[(i * 7 + t) and 4095]
                     if (threads > 1) {
@@ -52,9 +57,10 @@ fun main(args: Array<String>) {
                     }
                 }
                 if (sum == -1L) println(sum)
+                cpu.addAndGet(java.lang.management.ManagementFactory.getThreadMXBean().currentThreadCpuTime - cpu0)
             }.also { it.start() }
         }.forEach { it.join() }
     }
     val end = System.nanoTime()
-    println("iters=" + (n / threads * threads) + " total_ns=" + (end - start) + " last_ns=" + (end - last))
+    println("iters=" + (n / threads * threads) + " total_ns=" + (end - start) + " last_ns=" + (end - last) + " last_cpu_ns=" + cpu.get())
 }
