@@ -8,8 +8,9 @@ public final class AgentDebugLog {
     final String location, hypothesis; final AtomicLong sent = new AtomicLong(); final LongAdder shared = new LongAdder(); final Cell[] cells = new Cell[64]; long reported;
     Site(String l, String h) { location = l; hypothesis = h; } synchronized long held() { long n = Math.max(0, sent.get() - CAP) + shared.sum(); for (Cell c : cells) n += c == null ? 0 : c.get(); return n; } }
   private static final class Cell extends AtomicLong { static final long serialVersionUID = 1; final Thread owner; Cell(Thread t) { owner = t; } } // its owner alone adds
-  private static final class Entry { final Class<?> type; final Site site; final Cell[] full; Entry(Class<?> t, Site s, Cell[] f) { type = t; site = s; full = f; } }
+  private static final class Entry { final Class<?> type; final Site site; final Cell[] full; final Cell first; Entry(Class<?> t, Site s, Cell[] f, Cell c) { type = t; site = s; full = f; first = c; } }
   private static final Entry[] TABLE = new Entry[1024]; // a lambda class (its call site) by identity hash → its site, and its cells once past the cap
+  private static Entry last = new Entry(null, null, null, null); // the entry record() wrote last: a hot loop's own, found without hashing
   private static final ClassValue<Site[]> SITES = new ClassValue<Site[]>() { protected Site[] computeValue(Class<?> c) { return new Site[1]; } };
   private static final String PATH = env("AGENT_DEBUG_MODE_APPEND_PATH", "__APPEND_PATH__"), PROCESS = process();
   private static final long CAP = number(env("AGENT_DEBUG_MODE_MAX_PER_LOCATION", ""), __MAX_PER_LOCATION__);
@@ -20,8 +21,8 @@ public final class AgentDebugLog {
     try { w.setDaemon(true); w.start(); Runtime.getRuntime().addShutdownHook(new Thread(() -> drain(true))); } catch (Throwable e) { /* at exit already */ } }
   /** Queues one event from the caller's file:line. Small, for the JIT to inline: past the cap a table read and an add to the thread's own counter. */
   @SuppressWarnings("deprecation") public static void log(String hypothesisId, String message, Data data) { try { // Thread.getId: threadId() is Java 19+
-      Class<?> type = data == null ? null : data.getClass(); Entry e = type == null ? null : TABLE[System.identityHashCode(type) & 1023]; // a lambda's class is its call site
-      if (e != null && e.type == type && e.full != null) { Thread t = Thread.currentThread(); Cell c = e.full[(int) t.getId() & 63]; // held back
+      Class<?> type = data == null ? null : data.getClass(); Entry e = last; if (e.type != type && type != null) e = TABLE[System.identityHashCode(type) & 1023]; // a lambda's class is its call site
+      if (e != null && e.type == type && e.full != null) { Thread t = Thread.currentThread(); Cell c = e.first; if (c == null || c.owner != t) c = e.full[(int) t.getId() & 63]; // held back
         if (c != null && c.owner == t) { c.lazySet(c.get() + 1); return; } else if (c != null) { e.site.shared.increment(); return; } }
       record(hypothesisId, message, data, type, null); } catch (Throwable ignored) { /* never break the program */ } }
   public static void log(String hypothesisId, String message, Data data, String location) { // location "path:line", or when null the caller's file:line
@@ -36,8 +37,8 @@ public final class AgentDebugLog {
     boolean over = s.sent.get() >= CAP; Thread t = Thread.currentThread(); int i = (int) t.getId() & 63;
     if (over || s.sent.incrementAndGet() > CAP) { // held back: counted in sent, or else in this thread's cell (one per thread id modulo 64), or the shared adder
       if (over) synchronized (s) { Cell c = s.cells[i] != null ? s.cells[i] : (s.cells[i] = new Cell(t)); if (c.owner == t) c.lazySet(c.get() + 1); else s.shared.increment(); }
-      if (type != null) TABLE[slot] = new Entry(type, s, s.cells); return; }
-    if (type != null && (TABLE[slot] == null || TABLE[slot].type != type)) TABLE[slot] = new Entry(type, s, null);
+      if (type != null) last = TABLE[slot] = new Entry(type, s, s.cells, s.cells[i] != null && s.cells[i].owner == t ? s.cells[i] : null); return; }
+    if (type != null && (TABLE[slot] == null || TABLE[slot].type != type)) TABLE[slot] = new Entry(type, s, null, null);
     Object value; try { value = data == null ? null : data.get(); } catch (Throwable x) { value = map("agentDebugDataError", String.valueOf(x)); }
     StringBuilder line = quote(s.location, quote(hypothesisId, new StringBuilder("{\"hypothesisId\":")).append(",\"location\":"));
     int at0 = quote(message, line.append(",\"message\":")).append(",\"data\":").length();

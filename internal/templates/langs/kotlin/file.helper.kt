@@ -2,10 +2,10 @@
 /** Queues one debug-mode event from the caller's file:line (or [location]); never throws. [data] runs inside the guard, and only while the call
  *  site is under its cap. Small, for the JIT to inline: past the cap a table read by the lambda's class and an add to the thread's own counter. */
 @Suppress("DEPRECATION") fun agentLog(hypothesisId: String, message: String, location: String? = null, data: () -> Any?) { try { // Thread.id: threadId() is Java 19+
-        val type = data.javaClass; val e = if (location == null) AgentDebug.table[System.identityHashCode(type) and 1023] else null; val owners = e?.owners // a lambda's class is its site
+        val type = data.javaClass; val e = if (location != null) null else AgentDebug.last.takeIf { it.type === type } ?: AgentDebug.table[System.identityHashCode(type) and 1023]; val owners = e?.owners // a lambda's class is its site
         if (e != null && e.type === type && owners != null) { // held back
-            val t = Thread.currentThread(); val i = t.id.toInt() and 63; val owner = owners[i]
-            if (owner === t) { val n = e.counts!!; n.lazySet(i, n.get(i) + 1); return } else if (owner != null) { e.site.shared.increment(); return } }
+            val t = Thread.currentThread(); val i = if (e.first === t) e.slot else t.id.toInt() and 63; val owner = owners[i]
+            if (owner === t) { val n = e.counts!!; n.lazySet(i, n.get(i) + 1); return } else if (owner != null) { e.site!!.shared.increment(); return } }
         AgentDebug.record(hypothesisId, message, location, data, if (location == null) type else null)
     } catch (e: Throwable) { /* never break the program */ } }
 private object AgentDebug { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit
@@ -13,8 +13,9 @@ private object AgentDebug { // a daemon writer every 20 ms, and the rest from a 
         @JvmField val sent = java.util.concurrent.atomic.AtomicLong(); @JvmField val shared = java.util.concurrent.atomic.LongAdder(); @JvmField var reported = 0L
         @JvmField val owners = arrayOfNulls<Thread>(64); @JvmField val counts = java.util.concurrent.atomic.AtomicLongArray(64) // slot: thread id modulo 64; its owner alone adds
         @Synchronized fun held(): Long { var n = maxOf(0L, sent.get() - cap) + shared.sum(); for (i in 0 until 64) n += counts.get(i); return n } }
-    class Entry(@JvmField val type: Class<*>, @JvmField val site: Site, @JvmField val owners: Array<Thread?>?, @JvmField val counts: java.util.concurrent.atomic.AtomicLongArray?) // past the cap: owners
-    @JvmField val table = arrayOfNulls<Entry>(1024) // by the lambda class's identity hash
+    class Entry(@JvmField val type: Class<*>?, @JvmField val site: Site?, @JvmField val owners: Array<Thread?>?, @JvmField val counts: java.util.concurrent.atomic.AtomicLongArray?, @JvmField val first: Thread?, @JvmField val slot: Int)
+    @JvmField val table = arrayOfNulls<Entry>(1024) // a lambda class (its call site) by identity hash → its site, and once past the cap its slots
+    @JvmField var last = Entry(null, null, null, null, null, 0) // the entry record() wrote last: a hot loop's own, found without hashing
     val path = System.getenv("AGENT_DEBUG_MODE_APPEND_PATH")?.takeIf { it.isNotEmpty() } ?: "__APPEND_PATH__"
     val cap = System.getenv("AGENT_DEBUG_MODE_MAX_PER_LOCATION")?.toLongOrNull()?.takeIf { it > 0 } ?: __MAX_PER_LOCATION__L
     val process = (try { java.lang.management.ManagementFactory.getRuntimeMXBean().name.substringBefore('@') } catch (e: Throwable) { "0" }) + "-" + System.currentTimeMillis()
@@ -31,8 +32,8 @@ private object AgentDebug { // a daemon writer every 20 ms, and the rest from a 
         val over = s.sent.get() >= cap; val t = Thread.currentThread(); val i = t.id.toInt() and 63; val slot = System.identityHashCode(type) and 1023
         if (over || s.sent.incrementAndGet() > cap) { // held back: counted in sent, or else in this thread's cell (one per thread id modulo 64), or the shared adder
             if (over) synchronized(s) { if (s.owners[i] == null) s.owners[i] = t; if (s.owners[i] === t) s.counts.lazySet(i, s.counts.get(i) + 1) else s.shared.increment() }
-            if (type != null) table[slot] = Entry(type, s, s.owners, s.counts); return }
-        if (type != null && table[slot]?.type !== type) table[slot] = Entry(type, s, null, null)
+            if (type != null) { last = Entry(type, s, s.owners, s.counts, t, i); table[slot] = last }; return }
+        if (type != null && table[slot]?.type !== type) table[slot] = Entry(type, s, null, null, null, 0)
         val value = try { data() } catch (e: Throwable) { mapOf("agentDebugDataError" to e.toString().take(200)) }
         var text = try { agentDebugJson(value, StringBuilder(), java.util.IdentityHashMap(), 0).toString() }
             catch (e: Throwable) { "{\"agentDebugUnserializable\":" + agentDebugStr(e.toString().take(200), StringBuilder()) + "}" }
