@@ -473,3 +473,69 @@ fun main() {
 		})
 	}
 }
+
+// TestJVMHelpersFastPathFitsTheJIT: the JVM helpers are cheap in a hot loop
+// only while C2 inlines the probe into its caller (so the data lambda is not
+// allocated) and never inlines the part that builds the event: in bytecode,
+// the entry point and value() stay under FreqInlineSize (325, C2's limit for
+// a hot callee) and record() over it. bench/helpers measures what this buys.
+func TestJVMHelpersFastPathFitsTheJIT(t *testing.T) {
+	for lang, c := range map[string]struct {
+		classpath, helper string
+		small             []string // methods under the limit
+	}{
+		"java":   {"classes", "capped.AgentDebugLog", []string{"void log(java.lang.String, java.lang.String, capped.AgentDebugLog$Data)", "java.lang.Object value("}},
+		"kotlin": {"program.jar", "AgentDebug", []string{"java.lang.Object value("}},
+	} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			p := compiledPrograms[lang]
+			requireRuntimes(t, append(p.runtimes, "javap"))
+			e := NewEnv(t)
+			root := t.TempDir()
+			s := e.CreateAt(root)
+			buildCompiled(t, e, p, lang, s.SessionID, root)
+			classes := []string{c.helper}
+			if lang == "kotlin" {
+				classes = append(classes, "CappedKt")
+				c.small = append(c.small, "void agentLog(java.lang.String, java.lang.String, java.lang.String, kotlin.jvm.functions.Function0")
+			}
+			out := runIn(t, root, nil, append([]string{"javap", "-c", "-p", "-cp", c.classpath}, classes...)...)
+			sizes := bytecodeSizes(out)
+			for _, m := range c.small {
+				if n, ok := find(sizes, m); !ok || n >= 325 {
+					t.Errorf("%s: %d bytes of bytecode (found %v), want under 325 so that C2 inlines it", m, n, ok)
+				}
+			}
+			if n, ok := find(sizes, " record("); !ok || n <= 325 {
+				t.Errorf("record: %d bytes of bytecode (found %v), want over 325 so that C2 never inlines it into the probe", n, ok)
+			}
+		})
+	}
+}
+
+// bytecodeSizes maps each method javap -c printed to the offset of its last
+// instruction plus one (its code length, give or take the last instruction's
+// operands).
+func bytecodeSizes(javap string) map[string]int {
+	sizes, method := map[string]int{}, ""
+	for _, l := range strings.Split(javap, "\n") {
+		if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && strings.Contains(l, "(") {
+			method = strings.TrimSpace(l)
+		} else if off, _, ok := strings.Cut(strings.TrimSpace(l), ": "); ok && method != "" {
+			if n, err := strconv.Atoi(off); err == nil {
+				sizes[method] = n + 1
+			}
+		}
+	}
+	return sizes
+}
+
+func find(sizes map[string]int, part string) (int, bool) {
+	for m, n := range sizes {
+		if strings.Contains(m, part) {
+			return n, true
+		}
+	}
+	return 0, false
+}
