@@ -17,8 +17,8 @@ public final class AgentDebugLog {
   private static final Map<String, Site> LOCATIONS = new java.util.concurrent.ConcurrentHashMap<String, Site>(); private static final StringBuilder QUEUE = new StringBuilder(); // its own lock
   static { // a daemon writer every 20 ms, and the rest from a shutdown hook at exit; value() sees three lambda classes first, so the JIT inlines
     Data[] d = { () -> null, () -> 0, () -> "" }; for (int i = 0; i < 3000; i++) value(d[i % 3]); // data.get() only where it knows the class: in the caller
-    Thread w = new Thread(() -> { for (;;) { try { Thread.sleep(20); } catch (InterruptedException e) { /* again */ } drain(false); } }, "agent-debug-mode");
-    try { w.setDaemon(true); w.start(); Runtime.getRuntime().addShutdownHook(new Thread(() -> drain(true))); } catch (Throwable e) { /* at exit already */ } }
+    Thread w = new Thread(() -> { for (;;) { try { Thread.sleep(20); } catch (InterruptedException e) { /* again */ } drain(); } }, "agent-debug-mode");
+    try { w.setDaemon(true); w.start(); Runtime.getRuntime().addShutdownHook(new Thread(AgentDebugLog::drain)); } catch (Throwable e) { /* at exit already */ } }
   @SuppressWarnings("deprecation") public static void log(String hypothesisId, String message, Data data) { try { // from the caller's file:line. Small: the JIT inlines it
       Class<?> type = data == null ? null : data.getClass(); Entry e = last; if (e.type != type && type != null) e = TABLE[System.identityHashCode(type) & 1023]; // a lambda's class is its call site
       if (e != null && e.type == type && e.full != null) { Thread t = Thread.currentThread(); Cell c = e.first; if (c == null || c.owner != t) c = e.full[(int) t.getId() & 63]; // held back
@@ -47,14 +47,14 @@ public final class AgentDebugLog {
     if (line.length() - at0 > 16000) { String text = line.substring(at0); line.delete(at0, line.length()).append("{\"agentDebugTruncated\":true,\"bytes\":").append(text.length());
       quote(text.substring(0, 1000), line.append(",\"preview\":")).append('}'); }
     line.append(",\"timestamp\":").append(System.currentTimeMillis()).append("}\n");
-    boolean full; synchronized (QUEUE) { full = QUEUE.append(line).length() > 1 << 20; } if (full) drain(false); // the writer fell 1 MiB behind: this call writes
+    boolean full; synchronized (QUEUE) { full = QUEUE.append(line).length() > 1 << 20; } if (full) drain(); // the writer fell 1 MiB behind: this call writes
     return site; }
   public static Map<String, Object> map(Object... kv) { // an ordered map that, unlike Map.of, allows nulls: map("n", n, "user", user)
     Map<String, Object> m = new java.util.LinkedHashMap<String, Object>(); for (int i = 0; i + 1 < kv.length; i += 2) m.put(String.valueOf(kv[i]), kv[i + 1]); return m; }
-  private static synchronized void drain(boolean exit) { // the writer's own lock: one write per batch
+  private static synchronized void drain() { // the writer's own lock: one write per batch, and each capped location's count when it grew (a running total)
     StringBuilder batch = new StringBuilder(); synchronized (QUEUE) { batch.append(QUEUE); QUEUE.setLength(0); }
-    if (exit) for (Site s : LOCATIONS.values()) { long n = s.held(); if (n > s.reported) quote(s.location, quote(s.hypothesis, batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":"))
-        .append(",\"location\":")).append(",\"count\":").append(n - s.reported).append(",\"cap\":").append(CAP).append(",\"process\":\"").append(PROCESS).append("\"}}\n"); s.reported = n; }
+    for (Site s : LOCATIONS.values()) { long n = s.held(); if (n != s.reported) quote(s.location, quote(s.hypothesis, batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":"))
+        .append(",\"location\":")).append(",\"count\":").append(n).append(",\"cap\":").append(CAP).append(",\"process\":\"").append(PROCESS).append("\"}}\n"); s.reported = n; }
     if (batch.length() > 0) try (java.io.FileOutputStream out = new java.io.FileOutputStream(PATH, true)) { out.write(batch.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)); }
     catch (Throwable ignored) { /* unwritable: this batch is lost, never the program */ } }
   private static StringBuilder write(StringBuilder sb, Object v, java.util.Set<Object> path, int depth) { // maps, iterables, arrays and scalars, up to 1 MiB

@@ -22,8 +22,8 @@ private object AgentDebug { // a daemon writer every 20 ms, and the rest from a 
     val sites = object : ClassValue<Array<Site?>>() { override fun computeValue(type: Class<*>) = arrayOfNulls<Site>(1) }
     val locations = java.util.concurrent.ConcurrentHashMap<String, Site>(); val queue = StringBuilder()
     init { val d = arrayOf<() -> Any?>({ null }, { 0 }, { "" }); for (i in 0 until 3000) value(d[i % 3]) // value() sees three lambda classes: the JIT inlines
-        val writer = Thread({ while (true) { try { Thread.sleep(20) } catch (e: InterruptedException) {} ; drain(false) } }, "agent-debug-mode")
-        try { writer.isDaemon = true; writer.start(); Runtime.getRuntime().addShutdownHook(Thread { drain(true) }) } catch (e: Throwable) {} }
+        val writer = Thread({ while (true) { try { Thread.sleep(20) } catch (e: InterruptedException) {} ; drain() } }, "agent-debug-mode")
+        try { writer.isDaemon = true; writer.start(); Runtime.getRuntime().addShutdownHook(Thread { drain() }) } catch (e: Throwable) {} }
     fun value(data: () -> Any?): Any? = try { data() } catch (e: Throwable) { mapOf("agentDebugDataError" to e.toString().take(200)) } // inlined into agentLog's caller
     @Suppress("DEPRECATION") fun record(site: Site?, hypothesisId: String, message: String, location: String?, type: Class<*>?, value: Any?): Site? {
         if (site == null) { // this call's site, or null: held back. Else it queues the event: one method, too big for the JIT to inline, keeps agentLog small
@@ -43,13 +43,13 @@ private object AgentDebug { // a daemon writer every 20 ms, and the rest from a 
         if (text.length > 16000) text = "{\"agentDebugTruncated\":true,\"bytes\":" + text.length + ",\"preview\":" + agentDebugStr(text.take(1000), StringBuilder()) + "}"
         val line = agentDebugStr(site.location, agentDebugStr(hypothesisId, StringBuilder("{\"hypothesisId\":")).append(",\"location\":")).append(",\"message\":")
         agentDebugStr(message, line).append(",\"data\":").append(text).append(",\"timestamp\":").append(System.currentTimeMillis()).append("}\n")
-        if (synchronized(queue) { queue.append(line).length > 1 shl 20 }) drain(false) // queue: its own lock, held for one append; 1 MiB behind: this call writes
+        if (synchronized(queue) { queue.append(line).length > 1 shl 20 }) drain() // queue: its own lock, held for one append; 1 MiB behind: this call writes
         return site }
-    @Synchronized fun drain(exit: Boolean) { // the writer's own lock: one write per batch
+    @Synchronized fun drain() { // the writer's own lock: one write per batch, and each capped site's count when it grew (a running total)
         val batch = synchronized(queue) { queue.toString().also { queue.setLength(0) } }.let(::StringBuilder)
-        if (exit) for (s in locations.values) { val n = s.held(); if (n > s.reported) {
+        for (s in locations.values) { val n = s.held(); if (n != s.reported) {
             batch.append("{\"agentDebugHeldBack\":{\"hypothesisId\":"); agentDebugStr(s.hypothesis, batch).append(",\"location\":")
-            agentDebugStr(s.location, batch).append(",\"count\":").append(n - s.reported).append(",\"cap\":$cap,\"process\":\"$process\"}}\n") }; s.reported = n }
+            agentDebugStr(s.location, batch).append(",\"count\":").append(n).append(",\"cap\":$cap,\"process\":\"$process\"}}\n") }; s.reported = n }
         if (batch.isNotEmpty()) try { java.io.FileOutputStream(path, true).use { it.write(batch.toString().toByteArray(Charsets.UTF_8)) } } catch (e: Throwable) {}
     }
 }
