@@ -53,41 +53,41 @@ func newConnLimiter(ln net.Listener, max int, grace time.Duration) *connLimiter 
 	return &connLimiter{Listener: ln, max: max, grace: grace, conns: map[net.Conn]*connInfo{}, changed: make(chan struct{}, 1)}
 }
 
-// Accept waits for a place (making one when it can), then accepts.
+// Accept accepts, then, when the newcomer makes one connection too many,
+// closes the one that has waited between requests longest (once that is at
+// least the grace) to make room, waiting for one if none has; the newcomer
+// is handed to the server only then. So a connection is closed for room
+// only when someone is actually there to take its place (at most one
+// connection more than max is open, held here unserved).
 func (l *connLimiter) Accept() (net.Conn, error) {
-	for {
-		l.mu.Lock()
-		if l.open < l.max {
-			l.open++ // the place is taken before the accept, so two accepts cannot both have it
-			l.mu.Unlock()
-			break
-		}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.open++
+	for l.open > l.max {
 		victim, wait := l.oldestWaiting(time.Now())
 		if victim != nil {
 			l.conns[victim].evicted = true
 			l.open--
 			l.evicted++
-		}
-		l.mu.Unlock()
-		if victim != nil {
+			l.mu.Unlock()
 			victim.Close() // its server goroutine reports StateClosed, which forgets it
+			l.mu.Lock()
 			continue
 		}
+		l.mu.Unlock()
 		t := time.NewTimer(wait)
 		select {
 		case <-l.changed:
 		case <-t.C:
 		}
 		t.Stop()
-	}
-	c, err := l.Listener.Accept()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err != nil {
-		l.open--
-		return nil, err
+		l.mu.Lock()
 	}
 	l.conns[c] = &connInfo{waiting: true, since: time.Now()}
+	l.mu.Unlock()
 	return c, nil
 }
 

@@ -636,6 +636,34 @@ func TestSecurityConnectionLimit(t *testing.T) {
 			t.Error(what + " was not closed to make room")
 		}
 	}
+	t.Run("without a newcomer no connection is closed", func(t *testing.T) {
+		// Exactly the limit, all idle past the grace, and nobody else
+		// connecting: there is nothing to make room for.
+		before := ts.conns.evictions()
+		var held []net.Conn
+		t.Cleanup(func() {
+			for _, c := range held {
+				c.Close()
+			}
+		})
+		for open := 0; open < maxConnections; {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, conn)
+			if resp, err := roundTrip(conn, bufio.NewReader(conn), 10*time.Second); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%v %v", resp, err)
+			}
+			ts.conns.mu.Lock()
+			open = len(ts.conns.conns)
+			ts.conns.mu.Unlock()
+		}
+		time.Sleep(10 * evictGrace)
+		if got := ts.conns.evictions() - before; got != 0 {
+			t.Errorf("%d idle connections closed with the limit reached and nobody waiting for a place", got)
+		}
+	})
 	start := ts.conns.evictions()
 
 	t.Run("idle keep-alive connections make room", func(t *testing.T) {
