@@ -333,10 +333,7 @@ func TestGoHelperWritesTheFirstEventAtOnce(t *testing.T) {
 	e := NewEnv(t)
 	root := t.TempDir()
 	s := e.CreateAt(root)
-	var tmpl renderedTemplate
-	e.JSON(&tmpl, "template", "--language", "go", "--ingest", "file", "--session", s.SessionID, "--package", "main")
-	writeFile(t, filepath.Join(root, "agent_debug_log.go"), tmpl.Helper)
-	writeFile(t, filepath.Join(root, "main.go"), `package main
+	buildGoMain(t, e, s.SessionID, root, `package main
 
 import (
 	"syscall"
@@ -349,8 +346,6 @@ func main() {
 	syscall.Kill(syscall.Getpid(), syscall.SIGKILL)
 }
 `)
-	runIn(t, root, nil, "go", "mod", "init", "example.com/early")
-	runIn(t, root, nil, "go", "build", "-o", "program", ".")
 	cmd := exec.Command("./program")
 	cmd.Dir = root
 	cmd.Run()
@@ -369,10 +364,7 @@ func TestGoHelperLeavesNoGoroutine(t *testing.T) {
 	e := NewEnv(t)
 	root := t.TempDir()
 	s := e.CreateAt(root)
-	var tmpl renderedTemplate
-	e.JSON(&tmpl, "template", "--language", "go", "--ingest", "file", "--session", s.SessionID, "--package", "main")
-	writeFile(t, filepath.Join(root, "agent_debug_log.go"), tmpl.Helper)
-	writeFile(t, filepath.Join(root, "main.go"), `package main
+	buildGoMain(t, e, s.SessionID, root, `package main
 
 import (
 	"fmt"
@@ -388,8 +380,6 @@ func main() {
 	fmt.Println(runtime.NumGoroutine())
 }
 `)
-	runIn(t, root, nil, "go", "mod", "init", "example.com/leak")
-	runIn(t, root, nil, "go", "build", "-o", "program", ".")
 	cmd := exec.Command("./program")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "AGENT_DEBUG_MODE_MAX_PER_LOCATION=2")
@@ -538,4 +528,16 @@ func find(sizes map[string]int, part string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// buildGoMain builds ./program in root from main.go (package main) and the
+// session's Go helper beside it.
+func buildGoMain(t *testing.T, e *Env, session, root, mainGo string) {
+	t.Helper()
+	var tmpl renderedTemplate
+	e.JSON(&tmpl, "template", "--language", "go", "--ingest", "file", "--session", session, "--package", "main")
+	writeFile(t, filepath.Join(root, "agent_debug_log.go"), tmpl.Helper)
+	writeFile(t, filepath.Join(root, "main.go"), mainGo)
+	runIn(t, root, nil, "go", "mod", "init", "example.com/program")
+	runIn(t, root, nil, "go", "build", "-o", "program", ".")
 }
