@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,7 +97,10 @@ func TestLogpointsNode(t *testing.T) {
 		t.Fatal(r.Stderr)
 	}
 	os.WriteFile(changed, final, 0o644)
-	locs := addMarkedNodeLogpoints(t, e, id, proj)
+	locs := addMarkedLogpoints(t, e, id, proj, "// LP:", func(p string) bool {
+		ext := filepath.Ext(p)
+		return ext == ".js" || ext == ".mjs" || ext == ".ts" || ext == ".mts"
+	}, true)
 	// A second logpoint on a line that has one: V8 takes one breakpoint per
 	// place, so the hook puts both in one condition.
 	for _, lp := range [][]string{{locs["function"], "function2", "({y: x + 1})"}, {locs["tsloop"], "tsloop2", ""}, {locs["method"], "unseen", "({n: nowhere})"}} {
@@ -315,44 +315,6 @@ func TestLogpointsNode(t *testing.T) {
 		t.Fatalf("after remove --all: %d events\n%s", len(e.Events(id)), r.Stdout)
 	}
 	sameTree(t, "after removal", source, treeHash(t, proj, skipLinks))
-}
-
-// addMarkedNodeLogpoints adds a logpoint at each line marked "// LP:<label>
-// [data]" in the .js, .mjs, .ts and .mts files under dir; it returns label →
-// location.
-func addMarkedNodeLogpoints(t *testing.T, e *Env, id, dir string) map[string]string {
-	t.Helper()
-	locs := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
-			return err
-		}
-		if ext := filepath.Ext(p); ext != ".js" && ext != ".mjs" && ext != ".ts" && ext != ".mts" {
-			return nil
-		}
-		f, _ := os.Open(p)
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for n := 1; sc.Scan(); n++ {
-			_, mark, ok := strings.Cut(sc.Text(), "// LP:")
-			if !ok {
-				continue
-			}
-			label, data, _ := strings.Cut(mark, " ")
-			rel, _ := filepath.Rel(dir, p)
-			at := rel + ":" + strconv.Itoa(n)
-			args := []string{"logpoint", "add", "--session", id, "--at", at, "--hypothesis", label, "--message", label}
-			if data != "" {
-				args = append(args, "--data", data)
-			}
-			if r := e.runIn(dir, args...); r.Code != 0 || strings.Contains(r.Stdout, "Not checked") {
-				t.Fatalf("%v: %s%s", args, r.Stdout, r.Stderr)
-			}
-			locs[label] = at
-		}
-		return nil
-	})
-	return locs
 }
 
 // TestLogpointNodeHeldBackBeforeKill: past the cap the hook sends the

@@ -96,20 +96,23 @@ func runPython(t *testing.T, dir string, env []string, py string, args ...string
 	return pyRun{out.String(), errb.String(), status}
 }
 
-// addMarkedLogpoints adds a logpoint at each line marked "# LP:<label>
-// [data]" under dir, labelled by the marker; it returns label → location.
-func addMarkedLogpoints(t *testing.T, e *Env, id, dir string) map[string]string {
+// addMarkedLogpoints adds a logpoint at each line marked "<marker><label>
+// [data]" in the files under dir that source accepts (links never
+// followed), labelled by the marker; it returns label → location. With
+// mustCheck, a logpoint the runtime could not check at add time fails the
+// test.
+func addMarkedLogpoints(t *testing.T, e *Env, id, dir, marker string, source func(path string) bool, mustCheck bool) map[string]string {
 	t.Helper()
 	locs := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") || strings.Contains(p, "usersite") {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 || !source(p) {
 			return err
 		}
 		f, _ := os.Open(p)
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		for n := 1; sc.Scan(); n++ {
-			_, mark, ok := strings.Cut(sc.Text(), "# LP:")
+			_, mark, ok := strings.Cut(sc.Text(), marker)
 			if !ok {
 				continue
 			}
@@ -120,7 +123,7 @@ func addMarkedLogpoints(t *testing.T, e *Env, id, dir string) map[string]string 
 			if data != "" {
 				args = append(args, "--data", data)
 			}
-			if r := e.runIn(dir, args...); r.Code != 0 {
+			if r := e.runIn(dir, args...); r.Code != 0 || mustCheck && strings.Contains(r.Stdout, "Not checked") {
 				t.Fatalf("%v: %s%s", args, r.Stdout, r.Stderr)
 			}
 			locs[label] = at
@@ -220,7 +223,9 @@ func testLogpointsPython(t *testing.T, py string) {
 		t.Fatal(r.Stderr)
 	}
 	os.WriteFile(changed, final, 0o644)
-	locs := addMarkedLogpoints(t, e, s.SessionID, proj)
+	locs := addMarkedLogpoints(t, e, s.SessionID, proj, "# LP:", func(p string) bool {
+		return strings.HasSuffix(p, ".py") && !strings.Contains(p, "usersite")
+	}, false)
 
 	base := slicesWithout(os.Environ(), "PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "AGENT_DEBUG_MODE_")
 	withUserSite := append(append([]string(nil), base...), "PYTHONPATH="+filepath.Join(proj, "usersite"))
