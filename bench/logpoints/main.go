@@ -142,16 +142,7 @@ func benchPython(c config, python string, n, hits int) int64 {
 	version, _ := exec.Command(python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])").Output()
 	fmt.Printf("Python logpoints — %s, Python %s, %d cores, best of %d runs × %d processes\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.TrimSpace(string(version)), numCPU(), c.repeat, c.runs)
-	fmt.Println("| measure | without the hook | with the hook | result | target |")
-	fmt.Println("| --- | --- | --- | --- | --- |")
-
-	ratio := func(name string, what string) {
-		a, b := bench(plain, what, n), bench(hooked, what, n)
-		verdict := "≥ 0.9× " + pass(a/b >= 0.9)
-		fmt.Printf("| %s (%s iterations) | %.1f ms | %.1f ms | %.3f× the speed | %s |\n", name, thousands(n), a*1e3, b*1e3, a/b, verdict)
-	}
-	ratio("hot loop in a file with no logpoint", "cold")
-	ratio("hot loop in a file with a logpoint the loop never reaches", "warm")
+	hotLoops(bench, plain, hooked, n)
 
 	uncapped := append(hooked, "AGENT_DEBUG_MODE_MAX_PER_LOCATION=100000000")
 	base := bench(uncapped, "plain", hits)
@@ -211,15 +202,7 @@ func benchNode(c config, node string, n, hits int) int64 {
 	}
 	fmt.Printf("Node.js logpoints — %s, Node.js %s, %d cores, best of %d runs × %d processes\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), strings.TrimPrefix(strings.TrimSpace(string(version)), "v"), numCPU(), c.repeat, c.runs)
-	fmt.Println("| measure | without the hook | with the hook | result | target |")
-	fmt.Println("| --- | --- | --- | --- | --- |")
-	ratio := func(name string, what string) {
-		a, b := bench(plain, what, n), bench(hooked, what, n)
-		verdict := "≥ 0.9× " + pass(a/b >= 0.9)
-		fmt.Printf("| %s (%s iterations) | %.1f ms | %.1f ms | %.3f× the speed | %s |\n", name, thousands(n), a*1e3, b*1e3, a/b, verdict)
-	}
-	ratio("hot loop in a file with no logpoint", "cold")
-	ratio("hot loop in a file with a logpoint the loop never reaches", "warm")
+	hotLoops(bench, plain, hooked, n)
 
 	uncapped := append(hooked, "AGENT_DEBUG_MODE_MAX_PER_LOCATION=100000000")
 	base := bench(uncapped, "plain", hits)
@@ -247,6 +230,21 @@ func benchNode(c config, node string, n, hits int) int64 {
 }
 
 // copyPrograms writes the embedded programs into the project folder.
+// hotLoops prints the table's head and the two hot-loop rows, the same for
+// every runtime: a loop in a file with no logpoint, and in a file with one
+// the loop never reaches, each without and with the hook (target ≥ 0.9×).
+func hotLoops(bench func(env []string, what string, count int) float64, plain, hooked []string, n int) {
+	fmt.Println("| measure | without the hook | with the hook | result | target |")
+	fmt.Println("| --- | --- | --- | --- | --- |")
+	for _, r := range []struct{ name, what string }{
+		{"hot loop in a file with no logpoint", "cold"},
+		{"hot loop in a file with a logpoint the loop never reaches", "warm"},
+	} {
+		a, b := bench(plain, r.what, n), bench(hooked, r.what, n)
+		fmt.Printf("| %s (%s iterations) | %.1f ms | %.1f ms | %.3f× the speed | ≥ 0.9× %s |\n", r.name, thousands(n), a*1e3, b*1e3, a/b, pass(a/b >= 0.9))
+	}
+}
+
 func copyPrograms(dir string) error {
 	return fs.WalkDir(programs, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
